@@ -1,0 +1,23 @@
+import { defineConfig } from "chat-serve";
+
+// The demo models of this repository. They need no API key and no external service:
+// `npx chat-serve start` serves them on http://127.0.0.1:8000/v1.
+export default defineConfig({
+  server: { host: "127.0.0.1", port: 8000, prefix: "/v1" },
+  graphs: {
+    echo: {
+      graph: "./demo/graphs/echo.ts:graph",
+      description: "Streams your last message back, word by word, and reports token usage.",
+      streamableNodeNames: ["respond"],
+    },
+    plain: {
+      graph: "./demo/graphs/plain.ts:graph",
+      description: "Answers with a fixed sentence from a node that returns an AIMessage directly.",
+    },
+    tools: {
+      graph: "./demo/graphs/tools.ts:graph",
+      description: "Asks the client to call a get_weather tool, then answers from its result.",
+      streamableNodeNames: ["agent"],
+    },
+  },
+});

@@ -1,0 +1,16 @@
+import { loadConfig } from "../../config/load-config.js";
+import { registryFromConfig } from "../../registry/from-config.js";
+import { modelRows, renderModelTable } from "../model-table.js";
+
+export interface ModelsOptions {
+  config?: string;
+  json?: boolean;
+}
+
+/** `chat-serve models`: validates the registry and prints the model table. */
+export async function modelsCommand(options: ModelsOptions): Promise<void> {
+  const loaded = await loadConfig({ configPath: options.config });
+  const registry = await registryFromConfig(loaded);
+  const rows = modelRows(registry);
+  process.stdout.write(options.json === true ? `${JSON.stringify(rows, null, 2)}\n` : `${renderModelTable(rows)}\n`);
+}

@@ -1,0 +1,75 @@
+import chalk from "chalk";
+import { loadConfig } from "../../config/load-config.js";
+import { normalizePrefix, readEnvSettings } from "../../config/env.js";
+import { ChatServe } from "../../http/chat-serve.js";
+import { registryFromConfig } from "../../registry/from-config.js";
+import { modelRows, renderModelTable } from "../model-table.js";
+import { UserError } from "../output.js";
+
+export interface StartOptions {
+  config?: string;
+  host?: string;
+  port?: string;
+  prefix?: string;
+}
+
+/** How long open streams may take to finish after SIGINT/SIGTERM before they are aborted. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UserError(`--port must be a whole number from 0 to 65535 (got '${value}')`);
+  }
+  return port;
+}
+
+/** `chat-serve start`: validate, print the model table, listen, shut down gracefully. */
+export async function startCommand(options: StartOptions): Promise<void> {
+  const env = readEnvSettings();
+  const loaded = await loadConfig({ configPath: options.config });
+  const registry = await registryFromConfig(loaded);
+  const { server } = loaded.config;
+  // Precedence: flag > environment > config file > default.
+  const prefix = normalizePrefix(options.prefix ?? env.prefix ?? server.prefix, options.prefix ? "--prefix" : "prefix");
+  const host = options.host ?? server.host;
+  const port = options.port === undefined ? server.port : parsePort(options.port);
+
+  const serve = new ChatServe({
+    graphs: registry,
+    bodyLimit: server.bodyLimit,
+    logger: { level: process.env.LOG_LEVEL ?? "info" },
+  });
+  const app = await serve.bind({ prefix, docs: env.docsEnabled ?? server.docs });
+
+  process.stdout.write(`${chalk.bold("chat-serve")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
+  process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);
+  let address: string;
+  try {
+    address = await app.listen({ host, port });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "EADDRINUSE") throw new UserError(`port ${port} on ${host} is already in use; pass --port to pick another`);
+    if (code === "EADDRNOTAVAIL") throw new UserError(`cannot listen on host '${host}'; pass --host`);
+    throw error;
+  }
+  process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      process.stdout.write("stopping now\n");
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`${chalk.dim(`${signal}: letting open requests finish (at most ${SHUTDOWN_GRACE_MS / 1000}s)`)}\n`);
+    const grace = setTimeout(() => serve.abortRuns(), SHUTDOWN_GRACE_MS);
+    grace.unref();
+    await app.close();
+    clearTimeout(grace);
+    process.exit(0);
+  };
+  // A second signal while stopping exits at once.
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}

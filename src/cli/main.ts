@@ -1,0 +1,40 @@
+import { Command } from "commander";
+import { createRequire } from "node:module";
+import { reportError } from "./output.js";
+
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+/** The `chat-serve` program. Commands load their modules lazily so `--help` stays fast. */
+export function buildProgram(): Command {
+  const program = new Command("chat-serve")
+    .description("Serve LangGraph.js graphs as OpenAI-compatible chat-completions models.")
+    .version(version)
+    .showHelpAfterError();
+
+  program
+    .command("start")
+    .description("validate the config, print the model table and serve")
+    .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+    .option("--host <host>", "host to listen on (default 127.0.0.1)")
+    .option("-p, --port <port>", "port to listen on (default 8000)")
+    .option("--prefix <prefix>", "URL prefix of the API (default /v1)")
+    .action(async (options) => (await import("./commands/start.js")).startCommand(options));
+
+  program
+    .command("models")
+    .description("validate the config and print the model table without serving")
+    .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+    .option("--json", "print JSON instead of a table")
+    .action(async (options) => (await import("./commands/models.js")).modelsCommand(options));
+
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    reportError(error);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import type { GraphConfigInput } from "../registry/graph-config.js";
+
+/** `"./path/to/module.ts:exportName"`, or a path alone for the default export. */
+export type ModuleReference = string;
+
+const moduleReference = z.string().min(1, "must not be empty");
+const valueOrReference = (what: string) =>
+  z.union([
+    moduleReference,
+    z.custom<object>((value) => (typeof value === "object" && value !== null) || typeof value === "function", {
+      error: `must be ${what} or a "./module.ts:export" reference`,
+    }),
+  ]);
+
+const graphEntrySchema = z.strictObject({
+  graph: valueOrReference("a graph, a StateGraph or a factory"),
+  description: z.string("is required: a sentence that tells users what the model does").trim().min(1, "must not be empty"),
+  streamableNodeNames: z.array(z.string().min(1)).optional(),
+  features: z.array(z.string()).optional(),
+  runtimeCallbacks: valueOrReference("a list of callback handlers or a callback manager").optional(),
+  requestToInput: valueOrReference("a function").optional(),
+  outputToMessage: valueOrReference("a function").optional(),
+});
+
+export const configSchema = z.strictObject({
+  server: z
+    .strictObject({
+      host: z.string().min(1).default("127.0.0.1"),
+      port: z.int().min(0).max(65_535).default(8000),
+      prefix: z.string().default("/v1"),
+      docs: z.boolean().default(false),
+      bodyLimit: z.int().positive().default(1_048_576),
+    })
+    .prefault({}),
+  graphs: z
+    .record(z.string(), graphEntrySchema)
+    .refine((graphs) => Object.keys(graphs).length > 0, "must register at least one graph"),
+});
+
+export type ParsedConfig = z.output<typeof configSchema>;
+
+type Referable<T> = T | ModuleReference;
+
+/** One model of the config file. Values may be given directly or as `"./module.ts:export"`. */
+export interface GraphEntryConfig {
+  graph: Referable<GraphConfigInput["graph"]>;
+  description: string;
+  streamableNodeNames?: string[];
+  features?: ("CLIENT_EVENTS" | "INTERRUPTS" | "client_events" | "interrupts")[];
+  runtimeCallbacks?: Referable<NonNullable<GraphConfigInput["runtimeCallbacks"]>>;
+  requestToInput?: Referable<NonNullable<GraphConfigInput["requestToInput"]>>;
+  outputToMessage?: Referable<NonNullable<GraphConfigInput["outputToMessage"]>>;
+}
+
+/** The shape of `chat-serve.config.ts`. */
+export interface ChatServeConfig {
+  server?: {
+    host?: string;
+    port?: number;
+    prefix?: string;
+    docs?: boolean;
+    bodyLimit?: number;
+  };
+  graphs: Record<string, GraphEntryConfig>;
+}
+
+/**
+ * Types a `chat-serve.config.ts` file. It returns its argument unchanged.
+ *
+ * @example
+ * ```ts
+ * import { defineConfig } from "chat-serve";
+ * export default defineConfig({
+ *   graphs: { echo: { graph: "./graphs/echo.ts:graph", description: "Echoes the last message" } },
+ * });
+ * ```
+ */
+export function defineConfig(config: ChatServeConfig): ChatServeConfig {
+  return config;
+}

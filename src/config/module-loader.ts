@@ -1,0 +1,18 @@
+import { createJiti, type Jiti } from "jiti";
+
+/**
+ * Loads TypeScript and JavaScript modules of the user's project (the config file and the
+ * graph modules it names) through one jiti instance, so they share one module cache and
+ * work whether the user's project is ESM or CommonJS.
+ */
+export class ModuleLoader {
+  readonly #jiti: Jiti;
+
+  constructor(base: string) {
+    this.#jiti = createJiti(base, { interopDefault: false, moduleCache: true, fsCache: false });
+  }
+
+  async load(filepath: string): Promise<Record<string, unknown>> {
+    return (await this.#jiti.import(filepath)) as Record<string, unknown>;
+  }
+}

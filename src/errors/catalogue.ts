@@ -1,0 +1,179 @@
+import { ServeError, type ServeErrorOptions } from "./serve-error.js";
+
+// One class per condition of the error table (CONTRACT 4). Client errors carry a `param`
+// naming the offending field where there is one.
+
+abstract class ClientError extends ServeError {
+  readonly type = "invalid_request_error" as const;
+}
+
+abstract class ServerError extends ServeError {
+  readonly type = "server_error" as const;
+}
+
+/** The request body, or one of its fields, is not valid. */
+export class InvalidRequestError extends ClientError {
+  readonly status = 400;
+  readonly code: string;
+  constructor(message: string, options: ServeErrorOptions & { code?: string } = {}) {
+    super(message, options);
+    this.code = options.code ?? "invalid_value";
+  }
+}
+
+/** A top-level request field that the chat-completions API does not define. */
+export class UnknownParameterError extends ClientError {
+  readonly status = 400;
+  readonly code = "unknown_parameter";
+  constructor(name: string) {
+    super(`Unrecognized request argument supplied: ${name}.`, { param: name });
+  }
+}
+
+/** A deprecated OpenAI field that this service refuses on purpose. */
+export class UnsupportedParameterError extends ClientError {
+  readonly status = 400;
+  readonly code = "unsupported_parameter";
+}
+
+/** A message lacks a field its role requires. */
+export class InvalidChatMessageError extends ClientError {
+  readonly status = 400;
+  readonly code = "invalid_chat_message";
+}
+
+/** The requested model is not in the registry. */
+export class GraphNotFoundError extends ClientError {
+  readonly status = 404;
+  readonly code = "model_not_found";
+  readonly model: string;
+  constructor(model: string) {
+    super(`The model '${model}' does not exist. List the available models with GET /models.`, {
+      param: "model",
+    });
+    this.model = model;
+  }
+}
+
+/** No route matches the URL. */
+export class UnknownUrlError extends ClientError {
+  readonly status = 404;
+  readonly code = "unknown_url";
+  constructor(method: string, url: string) {
+    super(`Unknown request URL: ${method} ${url}.`);
+  }
+}
+
+/** `metadata.graph_runtime_settings` is malformed or does not validate. */
+export class InvalidClientSettingsError extends ClientError {
+  readonly status = 400;
+  readonly code = "invalid_client_settings";
+  constructor(message: string, options: Omit<ServeErrorOptions, "param"> = {}) {
+    super(message, { ...options, param: "metadata.graph_runtime_settings" });
+  }
+}
+
+/** `metadata.graph_run_id` is not a UUID, or is the nil UUID. */
+export class InvalidRunIdError extends ClientError {
+  readonly status = 400;
+  readonly code = "invalid_run_id";
+  constructor(message: string) {
+    super(message, { param: "metadata.graph_run_id" });
+  }
+}
+
+/** The trailing tool exchange is not a well-formed resume of an interrupt batch. */
+export class InvalidResumeError extends ClientError {
+  readonly status = 400;
+  readonly code = "invalid_resume";
+  constructor(message: string) {
+    super(message, { param: "messages" });
+  }
+}
+
+/** Another request holds the run's lease; the service never queues. */
+export class RunBusyError extends ClientError {
+  readonly status = 409;
+  readonly code = "run_busy";
+  constructor(message = "This run is already being processed by another request. Retry when it has finished.") {
+    super(message);
+  }
+}
+
+/** A resume does not match the durable pending state of the run. */
+export class InterruptStateConflictError extends ClientError {
+  readonly status = 409;
+  readonly code = "interrupt_state_conflict";
+  constructor(message: string) {
+    super(message, { param: "messages" });
+  }
+}
+
+/** The request body is larger than the configured limit. */
+export class RequestTooLargeError extends ClientError {
+  readonly status = 413;
+  readonly code = "request_too_large";
+  constructor(limitBytes: number) {
+    super(`The request body is larger than the limit of ${limitBytes} bytes.`);
+  }
+}
+
+/** The request's content type is not JSON. */
+export class UnsupportedMediaTypeError extends ClientError {
+  readonly status = 415;
+  readonly code = "unsupported_media_type";
+  constructor(contentType: string | undefined) {
+    super(`Unsupported content type '${contentType ?? ""}'. Send the body as application/json.`);
+  }
+}
+
+/** The coordinator or checkpointer cannot be reached. */
+export class BackendUnavailableError extends ServerError {
+  readonly status = 503;
+  readonly code = "backend_unavailable";
+}
+
+/** A graph interrupted with a value that cannot be represented as JSON. */
+export class InvalidInterruptPayloadError extends ServerError {
+  readonly status = 500;
+  readonly code = "invalid_interrupt_payload";
+}
+
+/** A graph cannot satisfy its declared configuration. */
+export class GraphConfigurationError extends ServerError {
+  readonly status = 500;
+  readonly code = "graph_configuration_error";
+}
+
+/** Anything unexpected. Its message is generic; the cause is only logged. */
+export class InternalError extends ServerError {
+  readonly status = 500;
+  readonly code = "internal_error";
+  constructor(options: ServeErrorOptions = {}) {
+    super("The server had an error while processing your request.", options);
+  }
+}
+
+/**
+ * The registry refused a graph configuration. Raised at registration, never during a request;
+ * the CLI prints it as one line naming the model.
+ */
+export class RegistrationError extends Error {
+  readonly model: string | undefined;
+  /** What is wrong, without the model name. */
+  readonly reason: string;
+  constructor(reason: string, model?: string, options?: { cause?: unknown }) {
+    super(model === undefined ? reason : `model '${model}': ${reason}`, options);
+    this.name = "RegistrationError";
+    this.model = model;
+    this.reason = reason;
+  }
+}
+
+/** The config file or an environment setting is invalid. Names the file and the key. */
+export class ConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ConfigError";
+  }
+}

@@ -1,0 +1,2 @@
+export * from "./serve-error.js";
+export * from "./catalogue.js";

@@ -1,0 +1,107 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { normalizePrefix, readEnvSettings } from "../config/env.js";
+import { GraphRegistry } from "../registry/graph-registry.js";
+import { chatServePlugin } from "./plugin.js";
+import type { ReadinessCheck } from "./routes/health.js";
+import { RunTracker } from "./run-tracker.js";
+
+export const DEFAULT_BODY_LIMIT = 1_048_576;
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+export interface ChatServeOptions {
+  /** A host fastify app to mount into. Absent: a new one is created. */
+  app?: FastifyInstance;
+  /** The graph registry. Required. */
+  graphs: GraphRegistry;
+  /** Logger options for the host app chat-serve creates (ignored with `app`). */
+  logger?: FastifyServerOptions["logger"];
+  /** Largest accepted chat request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Silence after which a stream gets a keep-alive comment (default 15 s). */
+  keepAliveMs?: number;
+  /** Extra readiness checks reported by `{prefix}/ready`. */
+  readinessChecks?: readonly ReadinessCheck[];
+}
+
+export interface BindOptions {
+  /** URL prefix, default `SVC_CHAT_API_PREFIX` or `/v1`. */
+  prefix?: string;
+  /** Serve `/docs`, `/redoc`, `/openapi.json`; default `SVC_CHAT_API_DOCS_ENABLED` or false. */
+  docs?: boolean;
+}
+
+/**
+ * Serves a graph registry as OpenAI-compatible chat-completions models on a fastify app.
+ *
+ * @example
+ * ```ts
+ * const serve = new ChatServe({ graphs: new GraphRegistry({ echo: { graph, description: "Echo" } }) });
+ * const app = await serve.bind({ prefix: "/v1" });
+ * await app.listen({ port: 8000 });
+ * ```
+ */
+export class ChatServe {
+  /** The host app: the one given, or the one chat-serve created. */
+  readonly app: FastifyInstance;
+  readonly registry: GraphRegistry;
+  readonly #ownsApp: boolean;
+  readonly #options: ChatServeOptions;
+  readonly #runs = new RunTracker();
+  #openaiApp: FastifyInstance | undefined;
+
+  constructor(options: ChatServeOptions) {
+    if (!GraphRegistry.isRegistry(options?.graphs)) {
+      throw new TypeError("ChatServe: 'graphs' must be a GraphRegistry");
+    }
+    this.registry = options.graphs;
+    this.#options = options;
+    this.#ownsApp = options.app === undefined;
+    // Access logs belong to the deployment's web server or proxy (spec 1), not to the service.
+    this.app =
+      options.app ??
+      Fastify({ logger: options.logger ?? false, logController: new LogController({ disableRequestLogging: true }) });
+  }
+
+  /** Mounts the service under the prefix and returns the host app, ready to listen. */
+  async bind(options: BindOptions = {}): Promise<FastifyInstance> {
+    if (this.#openaiApp !== undefined) throw new Error("ChatServe.bind() was already called");
+    const env = readEnvSettings();
+    const prefix = options.prefix === undefined ? (env.prefix ?? "/v1") : normalizePrefix(options.prefix);
+    if (this.#ownsApp) {
+      // Load balancers and the client guides probe /health without the prefix.
+      this.app.get("/health", async () => ({ status: "ok" }));
+    }
+    await this.app.register(chatServePlugin, {
+      prefix,
+      registry: this.registry,
+      runs: this.#runs,
+      bodyLimit: this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+      docs: options.docs ?? env.docsEnabled ?? false,
+      readinessChecks: [
+        { name: "graphs", check: () => this.registry.validateAll() },
+        ...(this.#options.readinessChecks ?? []),
+      ],
+      onInstance: (instance) => {
+        this.#openaiApp = instance;
+      },
+    });
+    return this.app;
+  }
+
+  /** The mounted (encapsulated) fastify instance, for manual middleware or telemetry. */
+  get openaiApp(): FastifyInstance {
+    if (this.#openaiApp === undefined) throw new Error("ChatServe.openaiApp is available after bind()");
+    return this.#openaiApp;
+  }
+
+  /** Runs in flight right now. */
+  get activeRuns(): number {
+    return this.#runs.size;
+  }
+
+  /** Aborts every run in flight; used when a graceful shutdown runs out of time. */
+  abortRuns(reason = "the server is shutting down"): void {
+    this.#runs.abortAll(reason);
+  }
+}

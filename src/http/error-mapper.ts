@@ -1,0 +1,49 @@
+import {
+  InternalError,
+  InvalidRequestError,
+  RequestTooLargeError,
+  UnsupportedMediaTypeError,
+} from "../errors/catalogue.js";
+import { isServeError, type ServeError } from "../errors/serve-error.js";
+import type { ErrorBody } from "../wire/response.js";
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  message?: string;
+}
+
+/**
+ * The one mapper from any thrown value to a ServeError, used by the error handler, the
+ * not-found handler and SSE error frames. Framework errors are matched on their stable
+ * `code`; anything unknown becomes a generic internal error whose cause is only logged.
+ */
+export function toServeError(error: unknown, context: { bodyLimit?: number; contentType?: string } = {}): ServeError {
+  if (isServeError(error)) return error;
+  const { code, statusCode, message } = (error ?? {}) as FastifyLikeError;
+  switch (code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new RequestTooLargeError(context.bodyLimit ?? 0);
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new UnsupportedMediaTypeError(context.contentType);
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new InvalidRequestError(
+        "The request body is not valid JSON. Send a JSON object with the chat-completions fields.",
+        { cause: error },
+      );
+    default:
+      break;
+  }
+  if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) {
+    // Other framework client errors (bad content length, prototype poisoning): their
+    // messages are the framework's own wording, safe to show.
+    return new InvalidRequestError(message ?? "The request is not valid.", { cause: error });
+  }
+  return new InternalError({ cause: error });
+}
+
+/** The OpenAI error body of a ServeError. */
+export function errorBody(error: ServeError): ErrorBody {
+  return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
+}

@@ -1,0 +1,88 @@
+import type { z } from "zod";
+import { describeFirstIssue, issuePath } from "../config/describe-issue.js";
+import {
+  InvalidChatMessageError,
+  InvalidRequestError,
+  UnknownParameterError,
+  UnsupportedParameterError,
+} from "../errors/catalogue.js";
+import {
+  LEGACY_FIELDS,
+  chatCompletionRequestSchema,
+  messageSchemaByRole,
+  requiredFieldsByRole,
+  type ChatCompletionRequest,
+  type ChatMessage,
+} from "../wire/request.js";
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function invalidValue(error: z.ZodError, prefix: (string | number)[] = []): InvalidRequestError {
+  const issue = error.issues[0];
+  const param = issue === undefined ? null : issuePath(issue.path, prefix) || null;
+  return new InvalidRequestError(`Invalid request: ${describeFirstIssue(error, prefix)}`, { param });
+}
+
+function parseMessage(raw: unknown, index: number): ChatMessage {
+  const at = `messages.${index}`;
+  if (!isObject(raw)) throw new InvalidChatMessageError(`${at} must be a message object.`, { param: at });
+  const role = raw.role;
+  if (role === undefined) throw new InvalidChatMessageError(`${at} is missing 'role'.`, { param: `${at}.role` });
+  if (role === "function") {
+    throw new UnsupportedParameterError(
+      `${at}: the 'function' role is deprecated and not supported; answer tool calls with a 'tool' message.`,
+      { param: `${at}.role` },
+    );
+  }
+  if (typeof role !== "string" || !(role in messageSchemaByRole)) {
+    throw new InvalidRequestError(
+      `${at}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(role)}).`,
+      { param: `${at}.role` },
+    );
+  }
+  if (role === "assistant" && raw.function_call !== undefined && raw.function_call !== null) {
+    throw new UnsupportedParameterError(`${at}: 'function_call' is deprecated and not supported; use 'tool_calls'.`, {
+      param: `${at}.function_call`,
+    });
+  }
+  for (const field of requiredFieldsByRole[role] ?? []) {
+    if (raw[field] === undefined || raw[field] === null) {
+      throw new InvalidChatMessageError(`${at}: a '${role}' message requires '${field}'.`, { param: `${at}.${field}` });
+    }
+  }
+  if (role === "assistant" && (raw.content === undefined || raw.content === null) && raw.tool_calls === undefined) {
+    throw new InvalidChatMessageError(`${at}: an 'assistant' message requires 'content' or 'tool_calls'.`, {
+      param: `${at}.content`,
+    });
+  }
+  const result = messageSchemaByRole[role as keyof typeof messageSchemaByRole].safeParse(raw);
+  if (!result.success) throw invalidValue(result.error, ["messages", index]);
+  return result.data as ChatMessage;
+}
+
+/**
+ * Validates a chat-completions body into the typed request the runs see. Every problem is
+ * a 400 with a dotted `param`; deprecated function-calling fields are refused by name.
+ */
+export function parseChatRequest(body: unknown): ChatCompletionRequest {
+  if (!isObject(body)) throw new InvalidRequestError("The request body must be a JSON object.");
+  for (const [legacy, replacement] of Object.entries(LEGACY_FIELDS)) {
+    if (legacy in body) {
+      throw new UnsupportedParameterError(`'${legacy}' is deprecated and not supported; use '${replacement}' instead.`, {
+        param: legacy,
+      });
+    }
+  }
+  const result = chatCompletionRequestSchema.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    if (issue?.code === "unrecognized_keys" && issue.path.length === 0) {
+      throw new UnknownParameterError(String(issue.keys[0]));
+    }
+    throw invalidValue(result.error);
+  }
+  const messages = result.data.messages.map(parseMessage);
+  return { ...result.data, messages, metadata: result.data.metadata ?? {} };
+}

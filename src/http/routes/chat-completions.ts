@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { GraphRegistry } from "../../registry/graph-registry.js";
+import { invokeRun } from "../../runs/invoke-run.js";
+import { prepareRun } from "../../runs/prepare-run.js";
+import { streamRun } from "../../runs/stream-run.js";
+import { toCompletionChunks } from "../../runs/stream-chunks.js";
+import type { ChatCompletion } from "../../wire/response.js";
+import { errorBody, toServeError } from "../error-mapper.js";
+import { parseChatRequest } from "../parse-chat-request.js";
+import type { RunTracker } from "../run-tracker.js";
+import { writeSse } from "../sse-writer.js";
+
+export interface ChatRouteOptions {
+  registry: GraphRegistry;
+  runs: RunTracker;
+  bodyLimit: number;
+  keepAliveMs: number;
+}
+
+function completionId(): string {
+  return `chatcmpl-${randomUUID().replaceAll("-", "")}`;
+}
+
+/** A client that went away mid-run gets no answer; the run was aborted through its signal. */
+function clientGone(reply: FastifyReply): boolean {
+  return reply.raw.destroyed || reply.raw.socket?.destroyed === true;
+}
+
+/** `POST /chat/completions`: complete or streamed. */
+export function registerChatRoute(app: FastifyInstance, options: ChatRouteOptions): void {
+  app.post(
+    "/chat/completions",
+    { bodyLimit: options.bodyLimit, schema: { summary: "Run a graph as a chat completion", tags: ["chat"] } },
+    async (request, reply) => {
+      const body = parseChatRequest(request.body);
+      const controller = options.runs.start();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
+      };
+      reply.raw.on("close", onClose);
+      try {
+        const run = await prepareRun(options.registry, body, {
+          requestId: request.chatServeRequestId,
+          signal: controller.signal,
+        });
+        const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
+        if (body.stream !== true) {
+          const { output, usage } = await invokeRun(run);
+          const completion: ChatCompletion = {
+            ...identity,
+            object: "chat.completion",
+            choices: [
+              {
+                index: 0,
+                message: {
+                  role: "assistant",
+                  content: output.text === "" && output.toolCalls.length > 0 ? null : output.text,
+                  refusal: null,
+                  ...(output.toolCalls.length > 0 ? { tool_calls: output.toolCalls } : {}),
+                  annotations: output.annotations,
+                },
+                finish_reason: output.finishReason,
+                logprobs: null,
+              },
+            ],
+          };
+          if (usage !== undefined) completion.usage = usage;
+          return completion;
+        }
+        const includeUsage = body.stream_options?.include_usage === true;
+        await writeSse(reply, toCompletionChunks(streamRun(run), identity, includeUsage), {
+          keepAliveMs: options.keepAliveMs,
+          errorFrame: (error) => {
+            const serveError = toServeError(error);
+            if (!controller.signal.aborted || serveError.status >= 500) {
+              request.log.error({ err: error }, "the stream failed after it had begun");
+            }
+            return errorBody(serveError);
+          },
+        });
+        return reply;
+      } catch (error) {
+        if (controller.signal.aborted && clientGone(reply)) {
+          request.log.info("the client disconnected; the run was aborted");
+          reply.hijack();
+          return reply;
+        }
+        throw error;
+      } finally {
+        reply.raw.off("close", onClose);
+        options.runs.finish(controller);
+      }
+    },
+  );
+}

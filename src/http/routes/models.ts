@@ -1,0 +1,49 @@
+import type { FastifyInstance } from "fastify";
+import type { GraphRegistry } from "../../registry/graph-registry.js";
+import { wireFeatureName, GraphFeature } from "../../registry/features.js";
+import type { ModelExtensionFull, ModelList, ModelObject } from "../../wire/response.js";
+
+const CAPABILITIES = {
+  client_events: {
+    opt_in: { metadata_key: "graph_stream_events", versions: ["v1"] },
+    types: ["status", "progress", "artifact"],
+  },
+  interrupts: { tool_name: "graph_interrupt", run_id_key: "graph_run_id" },
+} as const;
+
+function summary(registry: GraphRegistry, id: string, created: number): ModelObject {
+  const config = registry.getGraph(id);
+  return {
+    id,
+    object: "model",
+    created,
+    owned_by: "chat-serve",
+    graph_chat_serve: {
+      schema_version: 1,
+      description: config.description,
+      features: [...config.features].map(wireFeatureName),
+    },
+  };
+}
+
+function full(registry: GraphRegistry, id: string, created: number): ModelObject<ModelExtensionFull> {
+  const base = summary(registry, id, created);
+  const config = registry.getGraph(id);
+  const capabilities: ModelExtensionFull["capabilities"] = {};
+  if (config.features.has(GraphFeature.CLIENT_EVENTS)) capabilities.client_events = structuredClone(CAPABILITIES.client_events);
+  if (config.features.has(GraphFeature.INTERRUPTS)) capabilities.interrupts = { ...CAPABILITIES.interrupts };
+  return { ...base, graph_chat_serve: { ...base.graph_chat_serve, capabilities } };
+}
+
+/** `GET /models` and `GET /models/{model}`. `created` is when the server started. */
+export function registerModelRoutes(app: FastifyInstance, registry: GraphRegistry, created: number): void {
+  app.get("/models", { schema: { summary: "List the graphs served as models", tags: ["models"] } }, async () => {
+    const body: ModelList = { object: "list", data: registry.getGraphNames().map((id) => summary(registry, id, created)) };
+    return body;
+  });
+  app.get<{ Params: { model: string } }>(
+    "/models/:model",
+    { schema: { summary: "Retrieve one model with its extension metadata", tags: ["models"] } },
+    async (request) => full(registry, request.params.model, created),
+  );
+}

@@ -1,0 +1,20 @@
+/**
+ * chat-serve: LangGraph.js graphs served as OpenAI-compatible chat-completions models.
+ *
+ * @example
+ * ```ts
+ * import { ChatServe, GraphRegistry } from "chat-serve";
+ * const serve = new ChatServe({ graphs: new GraphRegistry({ echo: { graph, description: "Echo" } }) });
+ * await (await serve.bind()).listen({ port: 8000 });
+ * ```
+ * @packageDocumentation
+ */
+export { defineConfig, type ChatServeConfig, type GraphEntryConfig } from "./config/define-config.js";
+export { ChatServe, type ChatServeOptions, type BindOptions } from "./http/chat-serve.js";
+export { GraphRegistry } from "./registry/graph-registry.js";
+export { GraphFeature } from "./registry/features.js";
+export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/graph-config.js";
+export type { ServableGraph } from "./registry/servable-graph.js";
+export type { ReadinessCheck } from "./http/routes/health.js";
+export type { ChatCompletionRequest, ChatMessage } from "./wire/request.js";
+export * from "./errors/index.js";

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { Callbacks } from "@langchain/core/callbacks/manager";
+import { ALL_FEATURES, GraphFeature } from "./features.js";
+import type { ServableGraph } from "./servable-graph.js";
+import type { ChatCompletionRequest } from "../wire/request.js";
+
+/** A compiled graph, a StateGraph, or a sync or async factory returning either. */
+export type GraphSource = ServableGraph | { compile(options?: object): unknown } | (() => unknown);
+
+/** What a graph author registers under one model name. */
+export interface GraphConfigInput {
+  /** A compiled graph, a StateGraph (compiled at load) or a sync/async factory. */
+  graph: GraphSource;
+  /** Advertised in the model list and retrieval. */
+  description: string;
+  /** Nodes whose streamed assistant message chunks are forwarded as assistant text. */
+  streamableNodeNames?: Iterable<string>;
+  /** Optional behaviours: `CLIENT_EVENTS`, `INTERRUPTS`. */
+  features?: Iterable<GraphFeature | Lowercase<GraphFeature>>;
+  /** Callbacks added to every run's config. The service never mutates them. */
+  runtimeCallbacks?: Callbacks;
+  /** Maps the chat request to graph input. Default: `{ messages }`. */
+  requestToInput?: (request: ChatCompletionRequest, messages: BaseMessage[]) => unknown;
+  /** Maps graph output to the assistant message. Default: the last AI message of `output.messages`. */
+  outputToMessage?: (output: unknown) => BaseMessage | Promise<BaseMessage>;
+}
+
+/** A validated, frozen graph configuration as the registry hands it out. */
+export interface GraphConfig {
+  readonly graph: GraphSource;
+  readonly description: string;
+  readonly streamableNodeNames: readonly string[];
+  readonly features: ReadonlySet<GraphFeature>;
+  readonly runtimeCallbacks?: Callbacks;
+  readonly requestToInput?: GraphConfigInput["requestToInput"];
+  readonly outputToMessage?: GraphConfigInput["outputToMessage"];
+}
+
+const optionalFunction = z
+  .custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function")
+  .optional();
+
+const iterableOf = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (value) =>
+      value !== null && typeof value === "object" && Symbol.iterator in value && !Array.isArray(value)
+        ? [...(value as Iterable<unknown>)]
+        : value,
+    z.array(item),
+  );
+
+const featureSchema = z.preprocess(
+  (value) => (typeof value === "string" ? value.toUpperCase() : value),
+  z.enum(ALL_FEATURES as [GraphFeature, ...GraphFeature[]], {
+    error: (issue) => `unknown feature ${JSON.stringify(issue.input)}; use ${ALL_FEATURES.join(" or ")}`,
+  }),
+);
+
+export const graphConfigSchema = z.strictObject({
+  graph: z.custom<GraphSource>(
+    (value) => (typeof value === "object" && value !== null) || typeof value === "function",
+    "must be a compiled graph, a StateGraph or a factory function",
+  ),
+  description: z.string("must be a string").trim().min(1, "must not be empty"),
+  streamableNodeNames: iterableOf(z.string().min(1)).optional(),
+  features: iterableOf(featureSchema).optional(),
+  runtimeCallbacks: z
+    .custom<Callbacks>(
+      (value) => Array.isArray(value) || (typeof value === "object" && value !== null),
+      "must be a list of callback handlers or a callback manager",
+    )
+    .optional(),
+  requestToInput: optionalFunction,
+  outputToMessage: optionalFunction,
+});
+
+/** Validates one configuration; throws the zod error for the caller to word. */
+export function parseGraphConfig(input: unknown): GraphConfig {
+  const parsed = graphConfigSchema.parse(input);
+  return Object.freeze({
+    graph: parsed.graph,
+    description: parsed.description,
+    streamableNodeNames: Object.freeze([...new Set(parsed.streamableNodeNames ?? [])]),
+    features: new Set(parsed.features ?? []) as ReadonlySet<GraphFeature>,
+    runtimeCallbacks: parsed.runtimeCallbacks,
+    requestToInput: parsed.requestToInput as GraphConfigInput["requestToInput"],
+    outputToMessage: parsed.outputToMessage as GraphConfigInput["outputToMessage"],
+  });
+}
+
+export { GraphFeature };

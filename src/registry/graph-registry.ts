@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { GraphNotFoundError, RegistrationError } from "../errors/catalogue.js";
+import { describeFirstIssue } from "../config/describe-issue.js";
+import { parseGraphConfig, type GraphConfig, type GraphConfigInput } from "./graph-config.js";
+import { modelIdProblem } from "./model-id.js";
+import { resolveGraphSource } from "./resolve-graph.js";
+import type { ServableGraph } from "./servable-graph.js";
+
+const REGISTRY_BRAND = Symbol.for("chat-serve.GraphRegistry");
+
+interface Entry {
+  config: GraphConfig;
+  compiled?: Promise<ServableGraph>;
+}
+
+/**
+ * Maps model names to graph configurations. Every configuration passes through the same
+ * validated boundary, whether given to the constructor or to `register`; entries are frozen.
+ *
+ * @example
+ * ```ts
+ * const registry = new GraphRegistry({ echo: { graph, description: "Echoes you" } });
+ * registry.getGraphNames(); // ["echo"]
+ * ```
+ */
+export class GraphRegistry {
+  readonly [REGISTRY_BRAND] = true;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(graphs: Record<string, GraphConfigInput>) {
+    if (graphs === null || typeof graphs !== "object") {
+      throw new RegistrationError("the registry must be an object mapping model IDs to graph configurations");
+    }
+    const modelIds = Object.keys(graphs);
+    if (modelIds.length === 0) {
+      throw new RegistrationError("the registry is empty: register at least one graph");
+    }
+    for (const modelId of modelIds) this.register(modelId, graphs[modelId] as GraphConfigInput);
+  }
+
+  /** True for a registry, including one made by another copy of this package. */
+  static isRegistry(value: unknown): value is GraphRegistry {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[REGISTRY_BRAND] === true;
+  }
+
+  /** Adds or replaces one graph after validating its configuration. */
+  register(modelId: string, config: GraphConfigInput): void {
+    if (typeof modelId !== "string") throw new RegistrationError("a model ID must be a string");
+    const problem = modelIdProblem(modelId);
+    if (problem !== null) throw new RegistrationError(problem, modelId);
+    let parsed: GraphConfig;
+    try {
+      parsed = parseGraphConfig(config);
+    } catch (error) {
+      if (error instanceof z.ZodError) throw new RegistrationError(describeFirstIssue(error), modelId, { cause: error });
+      throw error;
+    }
+    this.#entries.set(modelId, { config: parsed });
+  }
+
+  /** The configuration of one model; throws `GraphNotFoundError` when it is not registered. */
+  getGraph(name: string): GraphConfig {
+    const entry = this.#entries.get(name);
+    if (entry === undefined) throw new GraphNotFoundError(name);
+    return entry.config;
+  }
+
+  /** Registered model names, in registration order. */
+  getGraphNames(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** The compiled graph of a model. Factories run once; a failed factory is retried next time. */
+  resolveGraph(name: string): Promise<ServableGraph> {
+    const entry = this.#entries.get(name);
+    if (entry === undefined) return Promise.reject(new GraphNotFoundError(name));
+    if (entry.compiled === undefined) {
+      entry.compiled = resolveGraphSource(name, entry.config.graph);
+      entry.compiled.catch(() => {
+        entry.compiled = undefined;
+      });
+    }
+    return entry.compiled;
+  }
+
+  /** Resolves every graph once, so configuration mistakes surface before serving. */
+  async validateAll(): Promise<void> {
+    for (const name of this.getGraphNames()) {
+      try {
+        await this.resolveGraph(name);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new RegistrationError(`could not load its graph: ${reason}`, name, { cause: error });
+      }
+    }
+  }
+}

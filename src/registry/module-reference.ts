@@ -1,0 +1,46 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { ConfigError } from "../errors/catalogue.js";
+import type { ModuleLoader } from "../config/module-loader.js";
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/u;
+
+/** Splits `"./graphs/echo.ts:graph"` into a path and an export name (`default` when absent). */
+export function parseModuleReference(reference: string): { modulePath: string; exportName: string } {
+  const colon = reference.lastIndexOf(":");
+  const candidate = colon > 0 ? reference.slice(colon + 1) : "";
+  if (colon > 0 && IDENTIFIER.test(candidate)) {
+    return { modulePath: reference.slice(0, colon), exportName: candidate };
+  }
+  return { modulePath: reference, exportName: "default" };
+}
+
+/**
+ * Loads the export a config value refers to. `key` is the dotted config key and `file` the
+ * config file's display path, so every failure is one line naming both.
+ */
+export async function loadModuleReference(
+  reference: string,
+  options: { baseDir: string; file: string; key: string; modules: ModuleLoader },
+): Promise<unknown> {
+  const { modulePath, exportName } = parseModuleReference(reference);
+  const absolute = path.resolve(options.baseDir, modulePath);
+  const where = `${options.file}: ${options.key}`;
+  if (!existsSync(absolute)) {
+    throw new ConfigError(`${where}: cannot find module '${modulePath}' (looked for ${absolute})`);
+  }
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = await options.modules.load(absolute);
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    throw new ConfigError(`${where}: importing '${modulePath}' failed: ${reason}`, { cause: error });
+  }
+  if (!(exportName in loaded) || loaded[exportName] === undefined) {
+    const available = Object.keys(loaded).filter((name) => name !== "__esModule");
+    throw new ConfigError(
+      `${where}: '${modulePath}' has no export '${exportName}' (it exports: ${available.join(", ") || "nothing"})`,
+    );
+  }
+  return loaded[exportName];
+}

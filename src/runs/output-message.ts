@@ -1,0 +1,34 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { GraphConfigurationError } from "../errors/catalogue.js";
+import type { GraphConfig } from "../registry/graph-config.js";
+
+function isMessage(value: unknown): value is BaseMessage {
+  return typeof value === "object" && value !== null && typeof (value as BaseMessage).type === "string" && "content" in value;
+}
+
+/**
+ * The assistant message a run answers with: the graph's `outputToMessage`, or else the last
+ * message of `output.messages`, which must be an AI message.
+ */
+export async function outputToMessage(model: string, config: GraphConfig, output: unknown): Promise<BaseMessage> {
+  if (config.outputToMessage !== undefined) {
+    const message = await config.outputToMessage(output);
+    if (!isMessage(message)) {
+      throw new GraphConfigurationError(`outputToMessage of model '${model}' must return a LangChain message`);
+    }
+    return message;
+  }
+  const messages = (output as { messages?: unknown } | null | undefined)?.messages;
+  const last = Array.isArray(messages) ? messages.at(-1) : undefined;
+  if (!isMessage(last)) {
+    throw new GraphConfigurationError(
+      `the output of model '${model}' has no 'messages' list; return messages from the graph or set outputToMessage`,
+    );
+  }
+  if (last.type !== "ai") {
+    throw new GraphConfigurationError(
+      `the last message in the output of model '${model}' is a '${last.type}' message, not an AI message; end the graph with an assistant reply or set outputToMessage`,
+    );
+  }
+  return last;
+}

@@ -1,0 +1,50 @@
+import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { GraphConfig } from "../registry/graph-config.js";
+import type { ServableGraph } from "../registry/servable-graph.js";
+import type { ChatCompletionRequest } from "../wire/request.js";
+import { toLangChainMessages } from "../translate/messages-in.js";
+import { UsageCollector } from "./usage.js";
+import { buildRunConfig } from "./run-config.js";
+
+/** What the HTTP layer knows about the request that the run needs. */
+export interface RunRequestContext {
+  requestId: string;
+  signal: AbortSignal;
+}
+
+/** Everything one run needs, resolved before the first byte of a response is sent. */
+export interface PreparedRun {
+  model: string;
+  config: GraphConfig;
+  graph: ServableGraph;
+  request: ChatCompletionRequest;
+  input: unknown;
+  runConfig: Record<string, unknown>;
+  usage: UsageCollector;
+}
+
+/**
+ * Resolves the model and builds graph input and runnable config. Every error a client can
+ * cause is raised here, so it reaches the client as an ordinary HTTP error before any stream.
+ */
+export async function prepareRun(
+  registry: GraphRegistry,
+  request: ChatCompletionRequest,
+  context: RunRequestContext,
+): Promise<PreparedRun> {
+  const config = registry.getGraph(request.model);
+  const graph = await registry.resolveGraph(request.model);
+  const messages = toLangChainMessages(request.messages);
+  const input = config.requestToInput !== undefined ? await config.requestToInput(request, messages) : { messages };
+  const usage = new UsageCollector();
+  const runConfig = buildRunConfig({
+    requestId: context.requestId,
+    model: request.model,
+    runtimeCallbacks: config.runtimeCallbacks,
+    serviceHandlers: [usage],
+    traced: config.runtimeCallbacks !== undefined,
+    sessionId: request.metadata.session_id,
+    signal: context.signal,
+  });
+  return { model: request.model, config, graph, request, input, runConfig, usage };
+}

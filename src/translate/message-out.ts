@@ -1,0 +1,48 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { randomUUID } from "node:crypto";
+import type { FinishReason, UrlCitation, WireToolCallOut } from "../wire/response.js";
+import { messageText } from "./message-text.js";
+
+/** The assistant turn the service answers with, independent of streaming or not. */
+export interface AssistantOutput {
+  text: string;
+  toolCalls: WireToolCallOut[];
+  annotations: UrlCitation[];
+  finishReason: FinishReason;
+}
+
+interface ToolCallLike {
+  id?: string;
+  name: string;
+  args: unknown;
+}
+
+export function newToolCallId(): string {
+  return `call_${randomUUID().replaceAll("-", "")}`;
+}
+
+function toWireToolCall(call: ToolCallLike): WireToolCallOut {
+  return {
+    id: call.id && call.id.length > 0 ? call.id : newToolCallId(),
+    type: "function",
+    function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
+  };
+}
+
+function finishReasonOf(message: BaseMessage, hasToolCalls: boolean): FinishReason {
+  if (hasToolCalls) return "tool_calls";
+  const metadata = (message.response_metadata ?? {}) as Record<string, unknown>;
+  const reason = metadata.finish_reason ?? metadata.stop_reason;
+  return reason === "length" || reason === "max_tokens" ? "length" : "stop";
+}
+
+/** Maps the final assistant message of a run to what the wire carries. */
+export function toAssistantOutput(message: BaseMessage, annotations: UrlCitation[] = []): AssistantOutput {
+  const toolCalls = ((message as { tool_calls?: ToolCallLike[] }).tool_calls ?? []).map(toWireToolCall);
+  return {
+    text: messageText(message),
+    toolCalls,
+    annotations,
+    finishReason: finishReasonOf(message, toolCalls.length > 0),
+  };
+}

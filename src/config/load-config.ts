@@ -32,7 +32,7 @@ function firstLine(error: unknown): string {
 
 /**
  * Finds and loads the config file: `--config` when given, else the first of
- * CONFIG_FILE_NAMES in the working directory. Every mistake is one ConfigError line naming
+ * CONFIG_FILE_NAMES in the working directory (cosmiconfig loads it, jiti compiles TypeScript). Every mistake is one ConfigError line naming
  * the file and the key.
  */
 export async function loadConfig(options: { configPath?: string; cwd?: string } = {}): Promise<LoadedConfig> {
@@ -43,34 +43,34 @@ export async function loadConfig(options: { configPath?: string; cwd?: string } 
     return "default" in loaded ? loaded.default : loaded;
   };
   const explorer = cosmiconfig("chat-serve", {
-    searchPlaces: CONFIG_FILE_NAMES,
-    searchStrategy: "none",
     loaders: { ".ts": moduleLoader, ".mts": moduleLoader, ".js": moduleLoader, ".mjs": moduleLoader },
     cache: false,
   });
 
-  let result;
-  const requested = options.configPath === undefined ? undefined : path.resolve(cwd, options.configPath);
-  if (requested !== undefined && !existsSync(requested)) {
-    throw new ConfigError(`config file not found: ${options.configPath}`);
-  }
-  try {
-    result = requested !== undefined ? await explorer.load(requested) : await explorer.search(cwd);
-  } catch (error) {
-    const file = requested === undefined ? "the config file" : path.relative(cwd, requested);
-    throw new ConfigError(`${file}: could not be loaded: ${firstLine(error)}`, { cause: error });
-  }
-  if (result === null) {
+  const filepath =
+    options.configPath !== undefined
+      ? path.resolve(cwd, options.configPath)
+      : CONFIG_FILE_NAMES.map((name) => path.join(cwd, name)).find((candidate) => existsSync(candidate));
+  if (filepath === undefined) {
     throw new ConfigError(
       `no config file found in ${cwd}: create chat-serve.config.ts (or run 'chat-serve init'), or pass --config`,
     );
   }
-  const displayPath = path.relative(cwd, result.filepath) || result.filepath;
-  if (result.isEmpty || result.config === undefined || result.config === null) {
+  if (!existsSync(filepath)) throw new ConfigError(`config file not found: ${options.configPath}`);
+  let result;
+  try {
+    result = await explorer.load(filepath);
+  } catch (error) {
+    throw new ConfigError(`${path.relative(cwd, filepath) || filepath}: could not be loaded: ${firstLine(error)}`, {
+      cause: error,
+    });
+  }
+  const displayPath = path.relative(cwd, filepath) || filepath;
+  if (result === null || result.isEmpty || result.config === undefined || result.config === null) {
     throw new ConfigError(`${displayPath}: the file has no default export; export defineConfig({ ... })`);
   }
   try {
-    return { filepath: result.filepath, displayPath, config: configSchema.parse(result.config), modules };
+    return { filepath, displayPath, config: configSchema.parse(result.config), modules };
   } catch (error) {
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeFirstIssue(error)}`, { cause: error });
     throw error;

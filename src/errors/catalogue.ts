@@ -160,12 +160,16 @@ export class InternalError extends ServerError {
  */
 export class RegistrationError extends Error {
   readonly model: string | undefined;
-  /** What is wrong, without the model name. */
+  /** The dotted key of the graph configuration at fault, when one is. */
+  readonly key: string | undefined;
+  /** What is wrong, without the model name or key. */
   readonly reason: string;
-  constructor(reason: string, model?: string, options?: { cause?: unknown }) {
-    super(model === undefined ? reason : `model '${model}': ${reason}`, options);
+  constructor(reason: string, model?: string, options?: { cause?: unknown; key?: string }) {
+    const subject = [model === undefined ? undefined : `model '${model}'`, options?.key].filter(Boolean).join(": ");
+    super(subject === "" ? reason : `${subject}: ${reason}`, options);
     this.name = "RegistrationError";
     this.model = model;
+    this.key = options?.key;
     this.reason = reason;
   }
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { describeFirstIssue, issuePath } from "../config/describe-issue.js";
+import { describeFirstIssue, firstIssue, issuePath } from "../config/describe-issue.js";
 import {
   InvalidChatMessageError,
   InvalidRequestError,
@@ -20,7 +20,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function invalidValue(error: z.ZodError, prefix: (string | number)[] = []): InvalidRequestError {
-  const issue = error.issues[0];
+  const issue = firstIssue(error);
   const param = issue === undefined ? null : issuePath(issue.path, prefix) || null;
   return new InvalidRequestError(`Invalid request: ${describeFirstIssue(error, prefix)}`, { param });
 }

@@ -34,6 +34,8 @@ export interface ChatServePluginOptions {
  */
 export async function chatServePlugin(app: FastifyInstance, options: ChatServePluginOptions): Promise<void> {
   options.onInstance(app);
+  // The API speaks JSON only; without this, fastify's text parser would accept text/plain.
+  app.removeContentTypeParser("text/plain");
   app.decorateRequest("chatServeRequestId", "");
   app.addHook("onRequest", async (request, reply) => {
     request.chatServeRequestId = resolveRequestId(request);

@@ -35,7 +35,7 @@ export async function registryFromConfig(loaded: LoadedConfig): Promise<GraphReg
     return registry;
   } catch (error) {
     if (error instanceof RegistrationError) {
-      const where = error.model === undefined ? "graphs" : `graphs.${error.model}`;
+      const where = ["graphs", error.model, error.key].filter((part) => part !== undefined).join(".");
       throw new ConfigError(`${loaded.displayPath}: ${where}: ${error.reason}`, { cause: error });
     }
     throw error;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GraphNotFoundError, RegistrationError } from "../errors/catalogue.js";
-import { describeFirstIssue } from "../config/describe-issue.js";
+import { firstIssue, issuePath } from "../config/describe-issue.js";
 import { parseGraphConfig, type GraphConfig, type GraphConfigInput } from "./graph-config.js";
 import { modelIdProblem } from "./model-id.js";
 import { resolveGraphSource } from "./resolve-graph.js";
@@ -52,7 +52,13 @@ export class GraphRegistry {
     try {
       parsed = parseGraphConfig(config);
     } catch (error) {
-      if (error instanceof z.ZodError) throw new RegistrationError(describeFirstIssue(error), modelId, { cause: error });
+      if (error instanceof z.ZodError) {
+        const issue = firstIssue(error);
+        throw new RegistrationError(issue?.message ?? "invalid configuration", modelId, {
+          cause: error,
+          key: issue === undefined || issue.path.length === 0 ? undefined : issuePath(issue.path),
+        });
+      }
       throw error;
     }
     this.#entries.set(modelId, { config: parsed });

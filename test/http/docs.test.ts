@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import Fastify from "fastify";
+import { ChatServe } from "../../src/http/chat-serve.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { echoGraph } from "../fixtures/graphs.js";
+
+const registry = () => new GraphRegistry({ echo: { graph: echoGraph, description: "Echo" } });
+
+test("API docs are off by default", async () => {
+  const app = await new ChatServe({ graphs: registry() }).bind();
+  for (const path of ["/v1/docs", "/v1/redoc", "/v1/openapi.json"]) {
+    const response = await app.inject(path);
+    assert.equal(response.statusCode, 404, path);
+    assert.equal(response.json().error.code, "unknown_url");
+  }
+  await app.close();
+});
+
+test("with docs enabled, /docs, /redoc and /openapi.json describe the mounted app only", async () => {
+  const host = Fastify();
+  host.get("/host-only", async () => ({}));
+  const app = await new ChatServe({ app: host, graphs: registry() }).bind({ docs: true });
+  await app.ready();
+  const spec = (await app.inject("/v1/openapi.json")).json();
+  assert.ok(spec.openapi.startsWith("3."));
+  const paths = Object.keys(spec.paths);
+  assert.ok(paths.includes("/chat/completions"), paths.join(","));
+  assert.ok(paths.includes("/models/{model}"), paths.join(","));
+  assert.ok(!paths.some((path) => path.includes("host-only")));
+  assert.equal((await app.inject("/v1/docs")).statusCode < 400, true);
+  const redoc = await app.inject("/v1/redoc");
+  assert.equal(redoc.statusCode, 200);
+  assert.match(redoc.body, /\/v1\/openapi\.json/);
+  await app.close();
+});
+
+test("SVC_CHAT_API_DOCS_ENABLED=true turns the docs on", async () => {
+  process.env.SVC_CHAT_API_DOCS_ENABLED = "true";
+  try {
+    const app = await new ChatServe({ graphs: registry() }).bind();
+    assert.equal((await app.inject("/v1/openapi.json")).statusCode, 200);
+    await app.close();
+  } finally {
+    delete process.env.SVC_CHAT_API_DOCS_ENABLED;
+  }
+});

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import Fastify from "fastify";
+import { ChatServe } from "../../src/http/chat-serve.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { echoGraph } from "../fixtures/graphs.js";
+
+test("mounting into a host app leaves its routes, hooks and error handler untouched", async () => {
+  const host = Fastify();
+  const seenByHostHook: string[] = [];
+  host.addHook("onRequest", async (request) => {
+    seenByHostHook.push(request.url);
+  });
+  host.setErrorHandler((error, _request, reply) => reply.status(418).send({ host: "handled", message: error.message }));
+  host.setNotFoundHandler((_request, reply) => reply.status(404).send({ host: "not found" }));
+  host.get("/", async () => ({ home: true }));
+  host.get("/boom", async () => {
+    throw new Error("host failure");
+  });
+
+  const serve = new ChatServe({
+    app: host,
+    graphs: new GraphRegistry({ echo: { graph: echoGraph, description: "Echo", streamableNodeNames: ["respond"] } }),
+  });
+  const returned = await serve.bind({ prefix: "/api/openai/" });
+  assert.equal(returned, host);
+  await host.ready();
+
+  // The host's own routes, error handler and 404 handler behave as before.
+  assert.deepEqual((await host.inject("/")).json(), { home: true });
+  const boom = await host.inject("/boom");
+  assert.equal(boom.statusCode, 418);
+  assert.deepEqual(boom.json(), { host: "handled", message: "host failure" });
+  const missing = await host.inject("/nowhere");
+  assert.deepEqual(missing.json(), { host: "not found" });
+  // The service's hooks do not leak onto host routes.
+  assert.equal((await host.inject("/")).headers["x-request-id"], undefined);
+  // No unprefixed /health is added to an app chat-serve did not create.
+  assert.deepEqual((await host.inject("/health")).json(), { host: "not found" });
+
+  // The mounted app answers under the normalized prefix, with its own error format.
+  const models = await host.inject("/api/openai/models");
+  assert.equal(models.statusCode, 200);
+  assert.equal(models.json().data[0].id, "echo");
+  assert.ok(models.headers["x-request-id"]);
+  const unknown = await host.inject("/api/openai/unknown");
+  assert.equal(unknown.json().error.code, "unknown_url");
+  const completion = await host.inject({
+    method: "POST",
+    url: "/api/openai/chat/completions",
+    payload: { model: "echo", messages: [{ role: "user", content: "mounted" }] },
+  });
+  assert.equal(completion.json().choices[0].message.content, "mounted");
+  // The host's hooks still apply to everything it serves, the mounted app included.
+  assert.ok(seenByHostHook.includes("/api/openai/models"));
+  // The encapsulated instance is exposed for instrumentation.
+  assert.notEqual(serve.openaiApp, host);
+  assert.equal(serve.openaiApp.prefix, "/api/openai");
+  await host.close();
+});
+
+test("ChatServe requires a GraphRegistry", () => {
+  assert.throws(() => new ChatServe({ graphs: { echo: {} } as never }), TypeError);
+  assert.throws(() => new ChatServe({} as never), TypeError);
+});
+
+test("the prefix comes from SVC_CHAT_API_PREFIX when bind() is given none, and must start with /", async () => {
+  const registry = () => new GraphRegistry({ echo: { graph: echoGraph, description: "Echo" } });
+  process.env.SVC_CHAT_API_PREFIX = "/from-env/";
+  try {
+    const app = await new ChatServe({ graphs: registry() }).bind();
+    assert.equal((await app.inject("/from-env/models")).statusCode, 200);
+    await app.close();
+    process.env.SVC_CHAT_API_PREFIX = "no-slash";
+    await assert.rejects(new ChatServe({ graphs: registry() }).bind(), /must start with '\/'/);
+  } finally {
+    delete process.env.SVC_CHAT_API_PREFIX;
+  }
+  await assert.rejects(new ChatServe({ graphs: registry() }).bind({ prefix: "v2" }), /must start with '\/'/);
+});

@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import { loadConfig } from "../../src/config/load-config.js";
+import { normalizePrefix, readEnvSettings } from "../../src/config/env.js";
+import { ConfigError } from "../../src/errors/catalogue.js";
+import { registryFromConfig } from "../../src/registry/from-config.js";
+import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
+
+const cleanups: (() => void)[] = [];
+after(() => cleanups.forEach((cleanup) => cleanup()));
+
+function project(files: Record<string, string>): string {
+  const { dir, cleanup } = tempProject(files);
+  cleanups.push(cleanup);
+  return dir;
+}
+
+async function load(dir: string, configPath?: string) {
+  return registryFromConfig(await loadConfig({ cwd: dir, configPath }));
+}
+
+async function configError(dir: string, configPath?: string): Promise<string> {
+  try {
+    await load(dir, configPath);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    assert.equal(error.message.includes("\n"), false, "a config error is one line");
+    return error.message;
+  }
+  assert.fail("the config should have been rejected");
+}
+
+const tsConfig = (graphs: string) => `
+import { defineConfig } from "chat-serve";
+export default defineConfig({ graphs: ${graphs} });
+`;
+
+describe("loading the config file", () => {
+  test("a TypeScript config with module references of every kind", async () => {
+    const dir = project({
+      "chat-serve.config.ts": tsConfig(`{
+        compiled: { graph: "./graphs/echo.ts:graph", description: "compiled", streamableNodeNames: ["respond"] },
+        builder: { graph: "./graphs/echo.ts:builder", description: "builder" },
+        factory: { graph: "./graphs/echo.ts:makeGraph", description: "factory", features: ["CLIENT_EVENTS"] },
+        fallback: { graph: "./graphs/default.ts", description: "default export" },
+      }`),
+      "graphs/echo.ts": ECHO_GRAPH_MODULE,
+      "graphs/default.ts": `export { graph as default } from "./echo.ts";`,
+    });
+    const registry = await load(dir);
+    assert.deepEqual(registry.getGraphNames(), ["compiled", "builder", "factory", "fallback"]);
+    assert.deepEqual(registry.getGraph("compiled").streamableNodeNames, ["respond"]);
+    const output = (await (await registry.resolveGraph("builder")).invoke({ messages: [] })) as { messages: { text: string }[] };
+    assert.equal(output.messages.at(-1)?.text, "from a builder");
+  });
+
+  test("server settings get their defaults", async () => {
+    const dir = project({ "chat-serve.config.ts": tsConfig(`{ e: { graph: "./g.ts:graph", description: "x" } }`), "g.ts": ECHO_GRAPH_MODULE });
+    const loaded = await loadConfig({ cwd: dir });
+    assert.deepEqual(loaded.config.server, { host: "127.0.0.1", port: 8000, prefix: "/v1", docs: false, bodyLimit: 1_048_576 });
+  });
+
+  test(".mjs and .json configs, and --config pointing elsewhere", async () => {
+    const mjs = project({
+      "chat-serve.config.mjs": `export default { graphs: { e: { graph: "./g.ts:graph", description: "from mjs" } } };`,
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    assert.equal((await load(mjs)).getGraph("e").description, "from mjs");
+    const json = project({
+      "chat-serve.config.json": JSON.stringify({ graphs: { e: { graph: "./g.ts:graph", description: "from json" } } }),
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    assert.equal((await load(json)).getGraph("e").description, "from json");
+    const elsewhere = project({
+      "configs/staging.ts": tsConfig(`{ e: { graph: "../g.ts:graph", description: "staging" } }`),
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    assert.equal((await load(elsewhere, "configs/staging.ts")).getGraph("e").description, "staging");
+  });
+});
+
+describe("config mistakes are one line naming the file and the key", () => {
+  const graphModule = { "g.ts": ECHO_GRAPH_MODULE };
+  test("a missing description", async () => {
+    const dir = project({ "chat-serve.config.ts": tsConfig(`{ echo: { graph: "./g.ts:graph" } }`), ...graphModule });
+    assert.match(await configError(dir), /^chat-serve\.config\.ts: graphs\.echo\.description: is required/);
+  });
+  test("an unknown key", async () => {
+    const dir = project({
+      "chat-serve.config.ts": `export default { server: { colour: "red" }, graphs: { e: { graph: "./g.ts:graph", description: "x" } } };`,
+      ...graphModule,
+    });
+    assert.match(await configError(dir), /^chat-serve\.config\.ts: server: .*colour/);
+  });
+  test("no graphs", async () => {
+    const dir = project({ "chat-serve.config.ts": tsConfig("{}") });
+    assert.match(await configError(dir), /^chat-serve\.config\.ts: graphs: must register at least one graph/);
+  });
+  test("a module that does not exist", async () => {
+    const dir = project({ "chat-serve.config.ts": tsConfig(`{ echo: { graph: "./missing.ts:graph", description: "x" } }`) });
+    assert.match(await configError(dir), /^chat-serve\.config\.ts: graphs\.echo\.graph: cannot find module '\.\/missing\.ts'/);
+  });
+  test("an export that does not exist", async () => {
+    const dir = project({ "chat-serve.config.ts": tsConfig(`{ echo: { graph: "./g.ts:grahp", description: "x" } }`), ...graphModule });
+    assert.match(await configError(dir), /graphs\.echo\.graph: '\.\/g\.ts' has no export 'grahp' \(it exports: .*graph/);
+  });
+  test("an export that is not a graph", async () => {
+    const dir = project({ "chat-serve.config.ts": tsConfig(`{ echo: { graph: "./g.ts:notAGraph", description: "x" } }`), ...graphModule });
+    assert.match(await configError(dir), /^chat-serve\.config\.ts: graphs\.echo\.graph: must be a compiled graph/);
+    const factory = project({
+      "chat-serve.config.ts": tsConfig(`{ echo: { graph: () => 42, description: "x" } }`),
+    });
+    assert.match(await configError(factory), /^chat-serve\.config\.ts: graphs\.echo: could not load its graph/);
+  });
+  test("a graph module that throws on import", async () => {
+    const dir = project({
+      "chat-serve.config.ts": tsConfig(`{ echo: { graph: "./bad.ts:graph", description: "x" } }`),
+      "bad.ts": `throw new Error("OPENAI_API_KEY is not set");`,
+    });
+    assert.match(await configError(dir), /graphs\.echo\.graph: importing '\.\/bad\.ts' failed: OPENAI_API_KEY is not set/);
+  });
+  test("a config file with a syntax error", async () => {
+    const dir = project({ "chat-serve.config.ts": `export default { graphs: {` });
+    assert.match(await configError(dir), /^chat-serve\.config\.ts: could not be loaded/);
+  });
+  test("no config file at all, and a --config that does not exist", async () => {
+    const dir = project({ "README.md": "empty" });
+    assert.match(await configError(dir), /no config file found .*'chat-serve init'/);
+    assert.match(await configError(dir, "nope.ts"), /config file not found: nope\.ts/);
+  });
+});
+
+describe("environment settings", () => {
+  test("prefix rules: must start with /, trailing slashes dropped", () => {
+    assert.equal(normalizePrefix("/v1/"), "/v1");
+    assert.equal(normalizePrefix("/api/v1"), "/api/v1");
+    assert.equal(normalizePrefix("/"), "");
+    assert.throws(() => normalizePrefix("v1"), ConfigError);
+  });
+  test("booleans and the prefix are read and checked", () => {
+    assert.deepEqual(readEnvSettings({ SVC_CHAT_API_PREFIX: "/x/", SVC_CHAT_API_DOCS_ENABLED: "TRUE" }), {
+      prefix: "/x",
+      docsEnabled: true,
+      tracingEnabled: false,
+      tracingPublicKey: undefined,
+      tracingSecretKey: undefined,
+      tracingBaseUrl: undefined,
+    });
+    assert.throws(() => readEnvSettings({ SVC_CHAT_API_DOCS_ENABLED: "maybe" }), /SVC_CHAT_API_DOCS_ENABLED must be true or false/);
+    assert.throws(() => readEnvSettings({ SVC_CHAT_API_PREFIX: "api" }), /SVC_CHAT_API_PREFIX must start with '\/'/);
+  });
+});

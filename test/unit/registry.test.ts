@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { AIMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { GraphNotFoundError, RegistrationError } from "../../src/errors/catalogue.js";
+import { echoGraph } from "../fixtures/graphs.js";
+
+const builder = () =>
+  new StateGraph(MessagesAnnotation)
+    .addNode("respond", () => ({ messages: [new AIMessage("built")] }))
+    .addEdge(START, "respond")
+    .addEdge("respond", END);
+
+describe("GraphRegistry", () => {
+  test("an empty registry is rejected", () => {
+    assert.throws(() => new GraphRegistry({}), (error: Error) => error instanceof RegistrationError && /empty/.test(error.message));
+  });
+
+  test("model IDs must fit in one URL path segment", () => {
+    for (const id of ["a/b", "", ".", "..", "has space", "per%cent", "q?x", "frag#x"]) {
+      assert.throws(
+        () => new GraphRegistry({ [id]: { graph: echoGraph, description: "x" } }),
+        RegistrationError,
+        `'${id}' should be rejected`,
+      );
+    }
+    const registry = new GraphRegistry({ "gpt-4o:mini@v1.2_~x": { graph: echoGraph, description: "x" } });
+    assert.deepEqual(registry.getGraphNames(), ["gpt-4o:mini@v1.2_~x"]);
+  });
+
+  test("configuration mistakes name the model and the key", () => {
+    assert.throws(
+      () => new GraphRegistry({ echo: { graph: echoGraph } as never }),
+      (error: Error) => error.message.startsWith("model 'echo': description"),
+    );
+    assert.throws(
+      () => new GraphRegistry({ echo: { graph: echoGraph, description: "x", features: ["TELEPATHY"] as never } }),
+      (error: Error) => /model 'echo': features\.0: unknown feature "TELEPATHY"/.test(error.message),
+    );
+    assert.throws(
+      () => new GraphRegistry({ echo: { graph: echoGraph, description: "x", outputToMessage: "nope" as never } }),
+      (error: Error) => /model 'echo': outputToMessage: must be a function/.test(error.message),
+    );
+    assert.throws(
+      () => new GraphRegistry({ echo: { graph: echoGraph, description: "x", colour: "red" } as never }),
+      (error: Error) => /model 'echo'.*colour/.test(error.message),
+    );
+  });
+
+  test("getGraph, getGraphNames and register", () => {
+    const registry = new GraphRegistry({ echo: { graph: echoGraph, description: "first", features: new Set(["client_events"]) as never } });
+    assert.equal(registry.getGraph("echo").description, "first");
+    assert.deepEqual([...registry.getGraph("echo").features], ["CLIENT_EVENTS"]);
+    assert.throws(() => registry.getGraph("other"), GraphNotFoundError);
+    registry.register("other", { graph: echoGraph, description: "second" });
+    registry.register("echo", { graph: echoGraph, description: "replaced" });
+    assert.deepEqual(registry.getGraphNames(), ["echo", "other"]);
+    assert.equal(registry.getGraph("echo").description, "replaced");
+    assert.throws(() => registry.register("bad/id", { graph: echoGraph, description: "x" }), RegistrationError);
+  });
+
+  test("registered configurations are read-only and the registered callbacks are not copied", () => {
+    const callbacks: never[] = [];
+    const registry = new GraphRegistry({ echo: { graph: echoGraph, description: "x", runtimeCallbacks: callbacks } });
+    const config = registry.getGraph("echo");
+    assert.ok(Object.isFrozen(config));
+    assert.throws(() => {
+      (config as { description: string }).description = "changed";
+    }, TypeError);
+    assert.equal(config.runtimeCallbacks, callbacks);
+  });
+
+  test("sources resolve: compiled graph, StateGraph, sync and async factories; factories run once", async () => {
+    let calls = 0;
+    const registry = new GraphRegistry({
+      compiled: { graph: echoGraph(), description: "x" },
+      builder: { graph: builder(), description: "x" },
+      sync: {
+        graph: () => {
+          calls += 1;
+          return echoGraph();
+        },
+        description: "x",
+      },
+      async: { graph: async () => builder(), description: "x" },
+    });
+    await registry.validateAll();
+    for (const name of registry.getGraphNames()) {
+      const graph = await registry.resolveGraph(name);
+      assert.equal(typeof graph.invoke, "function", name);
+    }
+    await registry.resolveGraph("sync");
+    assert.equal(calls, 1);
+    const output = (await (await registry.resolveGraph("builder")).invoke({ messages: [] })) as { messages: AIMessage[] };
+    assert.equal(output.messages.at(-1)?.text, "built");
+  });
+
+  test("a source that is not a graph fails validation naming the model; a failed factory is retried", async () => {
+    const notGraph = new GraphRegistry({ broken: { graph: () => 42, description: "x" } });
+    await assert.rejects(notGraph.validateAll(), (error: Error) => /model 'broken'/.test(error.message));
+    let attempts = 0;
+    const flaky = new GraphRegistry({
+      flaky: {
+        graph: async () => {
+          attempts += 1;
+          if (attempts === 1) throw new Error("not yet");
+          return echoGraph();
+        },
+        description: "x",
+      },
+    });
+    await assert.rejects(flaky.resolveGraph("flaky"), /not yet/);
+    await flaky.resolveGraph("flaky");
+    assert.equal(attempts, 2);
+  });
+});

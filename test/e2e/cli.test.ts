@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import OpenAI from "openai";
+import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
+import { runCli, startCli, type RunningServer } from "../helpers/cli.js";
+import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
+
+describe("chat-serve start with the repository's own config", () => {
+  let server: RunningServer;
+  let client: OpenAI;
+  before(async () => {
+    server = await startCli([]);
+    client = new OpenAI({ baseURL: server.baseURL, apiKey: "not-checked", maxRetries: 0 });
+  });
+  after(async () => {
+    assert.equal(await server.stop("SIGTERM"), 0);
+  });
+
+  test("prints the model table and serves echo, plain and tools", async () => {
+    for (const model of ["echo", "plain", "tools"]) assert.match(server.output(), new RegExp(`│ ${model}\\s`));
+    const ids = (await client.models.list()).data.map((model) => model.id);
+    assert.deepEqual(ids, ["echo", "plain", "tools"]);
+  });
+
+  for (const model of ["echo", "plain", "tools"]) {
+    test(`${model}: streamed text equals the complete text`, async () => {
+      const messages = [{ role: "user" as const, content: "What is the weather in Oslo?" }];
+      const complete = await client.chat.completions.create({ model, messages });
+      assertMatchesOpenAI("CreateChatCompletionResponse", complete);
+      const stream = await client.chat.completions.create({ model, messages, stream: true });
+      let text = "";
+      let finishReason: string | null = null;
+      for await (const chunk of stream) {
+        assertMatchesOpenAI("CreateChatCompletionStreamResponse", chunk);
+        text += chunk.choices[0]?.delta.content ?? "";
+        finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
+      }
+      assert.equal(text, complete.choices[0]?.message.content ?? "");
+      assert.equal(finishReason, complete.choices[0]?.finish_reason);
+      if (model === "tools") assert.equal(finishReason, "tool_calls");
+      if (model === "echo") {
+        assert.equal(text, "What is the weather in Oslo?");
+        assert.ok(complete.usage && complete.usage.total_tokens > 0);
+      }
+    });
+  }
+});
+
+describe("chat-serve models", () => {
+  test("prints the table, or JSON with --json", async () => {
+    const table = await runCli(["models"]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /echo.*respond/);
+    const json = await runCli(["models", "--json"]);
+    assert.equal(json.code, 0, json.stderr);
+    const rows = JSON.parse(json.stdout);
+    assert.deepEqual(
+      rows.map((row: { id: string }) => row.id),
+      ["echo", "plain", "tools"],
+    );
+    assert.deepEqual(rows[0].streamableNodeNames, ["respond"]);
+  });
+});
+
+describe("config mistakes", () => {
+  test("exit 1 with one line naming the file and key, no stack", async () => {
+    const { dir, cleanup } = tempProject({
+      "chat-serve.config.ts": `export default { graphs: { echo: { graph: "./g.ts:graph" } } };`,
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    try {
+      for (const command of [["models"], ["start", "--port", "0"]]) {
+        const result = await runCli(command, { cwd: dir });
+        assert.equal(result.code, 1);
+        const lines = result.stderr.trim().split("\n");
+        assert.equal(lines.length, 1, result.stderr);
+        assert.match(lines[0]!, /^error chat-serve\.config\.ts: graphs\.echo\.description: is required/);
+        assert.doesNotMatch(result.stderr, /\n\s+at /);
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("a bad flag or environment value is one clear line", async () => {
+    const port = await runCli(["start", "--port", "eighty"]);
+    assert.equal(port.code, 1);
+    assert.match(port.stderr.trim(), /^error --port must be a whole number/);
+    const env = await runCli(["start", "--port", "0"], { env: { SVC_CHAT_API_PREFIX: "v1" } });
+    assert.equal(env.code, 1);
+    assert.match(env.stderr.trim(), /^error SVC_CHAT_API_PREFIX must start with '\/'/);
+  });
+});
+
+describe("graceful shutdown", () => {
+  test("SIGTERM lets an open stream finish, then exits 0", async () => {
+    const { dir, cleanup } = tempProject({
+      "chat-serve.config.ts": `export default { graphs: { slow: { graph: "./slow.ts:graph", description: "slow", streamableNodeNames: ["respond"] } } };`,
+      "slow.ts": `
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ScriptedChatModel } from "chat-serve/testing";
+const model = new ScriptedChatModel({ respond: () => "one two three four five six seven eight nine ten", chunkDelayMs: 60 });
+export const graph = new StateGraph(MessagesAnnotation)
+  .addNode("respond", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
+  .addEdge(START, "respond").addEdge("respond", END).compile();
+`,
+    });
+    const server = await startCli([], { cwd: dir });
+    try {
+      const client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
+      const stream = await client.chat.completions.create({
+        model: "slow",
+        messages: [{ role: "user", content: "go" }],
+        stream: true,
+      });
+      let text = "";
+      let signalled: Promise<number | null> | undefined;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? "";
+        if (signalled === undefined && text.length > 0) signalled = server.stop("SIGTERM");
+      }
+      assert.equal(text, "one two three four five six seven eight nine ten");
+      assert.equal(await signalled, 0);
+    } finally {
+      await server.stop("SIGKILL");
+      cleanup();
+    }
+  });
+});

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+export const BIN = fileURLToPath(new URL("../../bin/chat-serve.js", import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real CLI (the compiled one, as users get it) to completion. */
+export async function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (data: Buffer) => (stdout += data.toString()));
+  child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  return { code, stdout, stderr };
+}
+
+export interface RunningServer {
+  child: ChildProcessWithoutNullStreams;
+  /** The base URL printed on the `ready` line, prefix included. */
+  baseURL: string;
+  output: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+/** Starts `chat-serve start` and waits for its `ready` line. */
+export async function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningServer> {
+  const child = spawn(process.execPath, [BIN, "start", "--port", "0", ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", ...options.env },
+  });
+  let output = "";
+  const baseURL = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`chat-serve did not start:\n${output}`)), 20_000);
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      const match = /ready (http:\/\/\S+)/u.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`chat-serve exited with ${code}:\n${output}`)));
+  });
+  return {
+    child,
+    baseURL,
+    output: () => output,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, "exit");
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}

@@ -40,9 +40,9 @@ describe("models", () => {
     const page = await client.models.list();
     const ids = page.data.map((model) => model.id);
     assert.deepEqual(ids, ["echo", "two-step", "partial", "plain", "tools"]);
-    const raw = await (await fetch(`${server.baseURL}/models`)).json();
+    const raw = (await (await fetch(`${server.baseURL}/models`)).json()) as { data: Record<string, any>[] };
     assertMatchesOpenAI("ListModelsResponse", raw);
-    const tools = raw.data.find((model: { id: string }) => model.id === "tools");
+    const tools = raw.data.find((model) => model.id === "tools")!;
     assert.deepEqual(tools.graph_chat_serve, { schema_version: 1, description: "Tools", features: ["client_events"] });
     assert.equal(tools.owned_by, "chat-serve");
     for (const model of raw.data) assert.equal(model.graph_chat_serve.client_settings, undefined);

@@ -11,7 +11,7 @@ test("mounting into a host app leaves its routes, hooks and error handler untouc
   host.addHook("onRequest", async (request) => {
     seenByHostHook.push(request.url);
   });
-  host.setErrorHandler((error, _request, reply) => reply.status(418).send({ host: "handled", message: error.message }));
+  host.setErrorHandler((error: Error, _request, reply) => reply.status(418).send({ host: "handled", message: error.message }));
   host.setNotFoundHandler((_request, reply) => reply.status(404).send({ host: "not found" }));
   host.get("/", async () => ({ home: true }));
   host.get("/boom", async () => {

@@ -14,6 +14,12 @@ export default defineConfig({
       graph: "./demo/graphs/plain.ts:graph",
       description: "Answers with a fixed sentence from a node that returns an AIMessage directly.",
     },
+    research: {
+      graph: "./demo/graphs/research.ts:graph",
+      description: "Answers a research question; clients choose the depth (1-5) and the audience.",
+      streamableNodeNames: ["answer"],
+      clientSettings: "./demo/graphs/research.ts:ResearchSettings",
+    },
     tools: {
       graph: "./demo/graphs/tools.ts:graph",
       description: "Asks the client to call a get_weather tool, then answers from its result.",

@@ -27,6 +27,13 @@ export function buildProgram(): Command {
     .option("--json", "print JSON instead of a table")
     .action(async (options) => (await import("./commands/models.js")).modelsCommand(options));
 
+  program
+    .command("schema")
+    .description("print the client-settings descriptor of one model as JSON")
+    .argument("<model>", "a model ID from the config")
+    .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+    .action(async (model, options) => (await import("./commands/schema.js")).schemaCommand(model, options));
+
   return program;
 }
 

@@ -20,7 +20,7 @@ export function modelRows(registry: GraphRegistry): ModelRow[] {
       description: config.description,
       features: [...config.features].map(wireFeatureName),
       streamableNodeNames: [...config.streamableNodeNames],
-      settings: false,
+      settings: config.clientSettings !== undefined,
     };
   });
 }

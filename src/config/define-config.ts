@@ -18,6 +18,8 @@ const graphEntrySchema = z.strictObject({
   description: z.string("is required: a sentence that tells users what the model does").trim().min(1, "must not be empty"),
   streamableNodeNames: z.array(z.string().min(1)).optional(),
   features: z.array(z.string()).optional(),
+  clientSettings: valueOrReference("client settings made with defineClientSettings").optional(),
+  contextFactory: valueOrReference("a function").optional(),
   runtimeCallbacks: valueOrReference("a list of callback handlers or a callback manager").optional(),
   requestToInput: valueOrReference("a function").optional(),
   outputToMessage: valueOrReference("a function").optional(),
@@ -48,6 +50,8 @@ export interface GraphEntryConfig {
   description: string;
   streamableNodeNames?: string[];
   features?: ("CLIENT_EVENTS" | "INTERRUPTS" | "client_events" | "interrupts")[];
+  clientSettings?: Referable<NonNullable<GraphConfigInput["clientSettings"]>>;
+  contextFactory?: Referable<NonNullable<GraphConfigInput["contextFactory"]>>;
   runtimeCallbacks?: Referable<NonNullable<GraphConfigInput["runtimeCallbacks"]>>;
   requestToInput?: Referable<NonNullable<GraphConfigInput["requestToInput"]>>;
   outputToMessage?: Referable<NonNullable<GraphConfigInput["outputToMessage"]>>;

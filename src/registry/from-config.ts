@@ -5,7 +5,14 @@ import type { GraphConfigInput } from "./graph-config.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { loadModuleReference } from "./module-reference.js";
 
-const REFERABLE_KEYS = ["graph", "runtimeCallbacks", "requestToInput", "outputToMessage"] as const;
+const REFERABLE_KEYS = [
+  "graph",
+  "clientSettings",
+  "contextFactory",
+  "runtimeCallbacks",
+  "requestToInput",
+  "outputToMessage",
+] as const;
 
 /**
  * Builds the registry a config file describes: module references are imported, every

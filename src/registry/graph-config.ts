@@ -4,6 +4,8 @@ import type { Callbacks } from "@langchain/core/callbacks/manager";
 import { ALL_FEATURES, GraphFeature } from "./features.js";
 import type { ServableGraph } from "./servable-graph.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
+import { ClientSettings } from "../settings/client-settings.js";
+import type { ContextFactory } from "../settings/runtime-context.js";
 
 /** A compiled graph, a StateGraph, or a sync or async factory returning either. */
 export type GraphSource = ServableGraph | { compile(options?: object): unknown } | (() => unknown);
@@ -18,6 +20,10 @@ export interface GraphConfigInput {
   streamableNodeNames?: Iterable<string>;
   /** Optional behaviours: `CLIENT_EVENTS`, `INTERRUPTS`. */
   features?: Iterable<GraphFeature | Lowercase<GraphFeature>>;
+  /** Public settings a client may set per request (`defineClientSettings`). */
+  clientSettings?: ClientSettings<any>;
+  /** Builds the typed runtime context from the request and the validated settings. */
+  contextFactory?: ContextFactory;
   /** Callbacks added to every run's config. The service never mutates them. */
   runtimeCallbacks?: Callbacks;
   /** Maps the chat request to graph input. Default: `{ messages }`. */
@@ -32,6 +38,8 @@ export interface GraphConfig {
   readonly description: string;
   readonly streamableNodeNames: readonly string[];
   readonly features: ReadonlySet<GraphFeature>;
+  readonly clientSettings?: ClientSettings;
+  readonly contextFactory?: ContextFactory;
   readonly runtimeCallbacks?: Callbacks;
   readonly requestToInput?: GraphConfigInput["requestToInput"];
   readonly outputToMessage?: GraphConfigInput["outputToMessage"];
@@ -65,6 +73,10 @@ export const graphConfigSchema = z.strictObject({
   description: z.string("must be a string").trim().min(1, "must not be empty"),
   streamableNodeNames: iterableOf(z.string().min(1)).optional(),
   features: iterableOf(featureSchema).optional(),
+  clientSettings: z
+    .custom<ClientSettings>(ClientSettings.isClientSettings, "must be made with defineClientSettings(z.strictObject({...}))")
+    .optional(),
+  contextFactory: optionalFunction,
   runtimeCallbacks: z
     .custom<Callbacks>(
       (value) => Array.isArray(value) || (typeof value === "object" && value !== null),
@@ -83,6 +95,8 @@ export function parseGraphConfig(input: unknown): GraphConfig {
     description: parsed.description,
     streamableNodeNames: Object.freeze([...new Set(parsed.streamableNodeNames ?? [])]),
     features: new Set(parsed.features ?? []) as ReadonlySet<GraphFeature>,
+    clientSettings: parsed.clientSettings,
+    contextFactory: parsed.contextFactory as ContextFactory | undefined,
     runtimeCallbacks: parsed.runtimeCallbacks,
     requestToInput: parsed.requestToInput as GraphConfigInput["requestToInput"],
     outputToMessage: parsed.outputToMessage as GraphConfigInput["outputToMessage"],

@@ -5,6 +5,8 @@ import { parseGraphConfig, type GraphConfig, type GraphConfigInput } from "./gra
 import { modelIdProblem } from "./model-id.js";
 import { resolveGraphSource } from "./resolve-graph.js";
 import type { ServableGraph } from "./servable-graph.js";
+import { ClientSettingsDefinitionError } from "../settings/client-settings.js";
+import { checkContextSchema } from "../settings/runtime-context.js";
 
 const REGISTRY_BRAND = Symbol.for("chat-serve.GraphRegistry");
 
@@ -61,6 +63,15 @@ export class GraphRegistry {
       }
       throw error;
     }
+    try {
+      parsed.clientSettings?.inspect();
+    } catch (error) {
+      // By name: the settings may come from another copy of this package (the user's import).
+      if (error instanceof Error && error.name === ClientSettingsDefinitionError.name) {
+        throw new RegistrationError(error.message, modelId, { cause: error, key: "clientSettings" });
+      }
+      throw error;
+    }
     this.#entries.set(modelId, { config: parsed });
   }
 
@@ -81,7 +92,10 @@ export class GraphRegistry {
     const entry = this.#entries.get(name);
     if (entry === undefined) return Promise.reject(new GraphNotFoundError(name));
     if (entry.compiled === undefined) {
-      entry.compiled = resolveGraphSource(name, entry.config.graph);
+      entry.compiled = resolveGraphSource(name, entry.config.graph).then((graph) => {
+        checkContextSchema({ model: name, ...entry.config }, graph);
+        return graph;
+      });
       entry.compiled.catch(() => {
         entry.compiled = undefined;
       });

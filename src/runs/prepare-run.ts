@@ -5,6 +5,7 @@ import type { ChatCompletionRequest } from "../wire/request.js";
 import { toLangChainMessages } from "../translate/messages-in.js";
 import { UsageCollector } from "./usage.js";
 import { buildRunConfig } from "./run-config.js";
+import { resolveRuntimeContext } from "../settings/runtime-context.js";
 
 /** What the HTTP layer knows about the request that the run needs. */
 export interface RunRequestContext {
@@ -34,6 +35,7 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   const config = registry.getGraph(request.model);
   const graph = await registry.resolveGraph(request.model);
+  const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request);
   const messages = toLangChainMessages(request.messages);
   const input = config.requestToInput !== undefined ? await config.requestToInput(request, messages) : { messages };
   const usage = new UsageCollector();
@@ -45,6 +47,7 @@ export async function prepareRun(
     traced: config.runtimeCallbacks !== undefined,
     sessionId: request.metadata.session_id,
     signal: context.signal,
+    context: runtimeContext,
   });
   return { model: request.model, config, graph, request, input, runConfig, usage };
 }

@@ -17,12 +17,25 @@ describe("chat-serve start with the repository's own config", () => {
   });
 
   test("prints the model table and serves echo, plain and tools", async () => {
-    for (const model of ["echo", "plain", "tools"]) assert.match(server.output(), new RegExp(`│ ${model}\\s`));
+    for (const model of ["echo", "plain", "research", "tools"]) assert.match(server.output(), new RegExp(`│ ${model}\\s`));
     const ids = (await client.models.list()).data.map((model) => model.id);
-    assert.deepEqual(ids, ["echo", "plain", "tools"]);
+    assert.deepEqual(ids, ["echo", "plain", "research", "tools"]);
   });
 
-  for (const model of ["echo", "plain", "tools"]) {
+  test("chat-serve schema research prints exactly the retrieval descriptor", async () => {
+    const printed = await runCli(["schema", "research"]);
+    assert.equal(printed.code, 0, printed.stderr);
+    const retrieved = (await client.models.retrieve("research")) as unknown as { graph_chat_serve: { client_settings: unknown } };
+    assert.deepEqual(JSON.parse(printed.stdout), retrieved.graph_chat_serve.client_settings);
+    const none = await runCli(["schema", "echo"]);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr.trim(), /^error model 'echo' declares no client settings/);
+    const unknown = await runCli(["schema", "nope"]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr.trim(), /^error model 'nope' is not in chat-serve\.config\.ts; its models are: echo, plain, research, tools$/);
+  });
+
+  for (const model of ["echo", "plain", "research", "tools"]) {
     test(`${model}: streamed text equals the complete text`, async () => {
       const messages = [{ role: "user" as const, content: "What is the weather in Oslo?" }];
       const complete = await client.chat.completions.create({ model, messages });
@@ -56,7 +69,7 @@ describe("chat-serve models", () => {
     const rows = JSON.parse(json.stdout);
     assert.deepEqual(
       rows.map((row: { id: string }) => row.id),
-      ["echo", "plain", "tools"],
+      ["echo", "plain", "research", "tools"],
     );
     assert.deepEqual(rows[0].streamableNodeNames, ["respond"]);
   });
@@ -76,6 +89,27 @@ describe("config mistakes", () => {
         assert.equal(lines.length, 1, result.stderr);
         assert.match(lines[0]!, /^error chat-serve\.config\.ts: graphs\.echo\.description: is required/);
         assert.doesNotMatch(result.stderr, /\n\s+at /);
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("a settings model that registration refuses is one line naming the model", async () => {
+    const { dir, cleanup } = tempProject({
+      "chat-serve.config.ts": `
+import { z } from "zod";
+import { defineClientSettings } from "chat-serve";
+const Loose = defineClientSettings(z.object({ depth: z.number().default(1) }));
+export default { graphs: { research: { graph: "./g.ts:graph", description: "x", clientSettings: Loose } } };`,
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    try {
+      for (const command of [["models"], ["start", "--port", "0"]]) {
+        const result = await runCli(command, { cwd: dir });
+        assert.equal(result.code, 1);
+        assert.match(result.stderr.trim(), /^error chat-serve\.config\.ts: graphs\.research\.clientSettings: client settings must be strict/);
+        assert.equal(result.stderr.trim().split("\n").length, 1);
       }
     } finally {
       cleanup();

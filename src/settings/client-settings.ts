@@ -1,0 +1,145 @@
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import { InvalidClientSettingsError } from "../errors/catalogue.js";
+import { describeFirstIssue } from "../config/describe-issue.js";
+import type { ClientSettingsDescriptor } from "../wire/response.js";
+import { representationProblem, structureProblem } from "./inspect-schema.js";
+import { deepFreeze, jsonProblem } from "./json-values.js";
+
+const SETTINGS_BRAND = Symbol.for("chat-serve.ClientSettings");
+export const SETTINGS_METADATA_KEY = "graph_runtime_settings";
+export const SETTINGS_SCHEMA_VERSION = 1;
+
+/** Why a settings model cannot be registered, raised by `ClientSettings.inspect()`. */
+export class ClientSettingsDefinitionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ClientSettingsDefinitionError";
+  }
+}
+
+interface Inspected<T> {
+  defaults: T;
+  jsonSchema: Record<string, unknown>;
+}
+
+/**
+ * The public settings of one graph: a strict zod object whose every field has a
+ * JSON-serializable default. Clients send the values they change as one compact JSON
+ * object in `metadata.graph_runtime_settings`; the validated, frozen result is the run's
+ * runtime context (or the input of its `contextFactory`).
+ */
+export class ClientSettings<T extends Record<string, unknown> = Record<string, unknown>> {
+  readonly [SETTINGS_BRAND] = true;
+  readonly schema: z.ZodType<T>;
+  #inspected: Inspected<T> | undefined;
+
+  constructor(schema: z.ZodType<T>) {
+    this.schema = schema;
+  }
+
+  /** True for a settings model, including one made by another copy of this package. */
+  static isClientSettings(value: unknown): value is ClientSettings {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SETTINGS_BRAND] === true;
+  }
+
+  /**
+   * Checks the model once: strict, no coercion, JSON-representable, every field defaulted,
+   * defaults valid and unchanged by a JSON round trip. Throws ClientSettingsDefinitionError.
+   */
+  inspect(): Inspected<T> {
+    if (this.#inspected !== undefined) return this.#inspected;
+    const structure = structureProblem(this.schema);
+    if (structure !== null) throw new ClientSettingsDefinitionError(structure);
+    const parsed = this.schema.safeParse({});
+    if (!parsed.success) {
+      throw new ClientSettingsDefinitionError(`every field needs a valid default: ${describeFirstIssue(parsed.error)}`);
+    }
+    const shape = (this.schema as unknown as z.ZodObject).shape;
+    for (const key of Object.keys(shape)) {
+      if (parsed.data[key] === undefined) {
+        throw new ClientSettingsDefinitionError(`field '${key}' needs a default (optional fields are not allowed)`);
+      }
+    }
+    const notJson = jsonProblem(parsed.data);
+    if (notJson !== null) throw new ClientSettingsDefinitionError(`the defaults must be JSON: ${notJson}`);
+    const representation = representationProblem(this.schema);
+    if (representation !== null) throw new ClientSettingsDefinitionError(representation);
+    // zod returns a `.default()` value without validating it, so validate the defaults here.
+    const revalidated = this.schema.safeParse(parsed.data);
+    if (!revalidated.success) {
+      throw new ClientSettingsDefinitionError(`every field needs a valid default: ${describeFirstIssue(revalidated.error)}`);
+    }
+    const roundTripped = this.schema.safeParse(JSON.parse(JSON.stringify(parsed.data)));
+    if (!roundTripped.success || !isDeepStrictEqual(roundTripped.data, parsed.data)) {
+      throw new ClientSettingsDefinitionError("the defaults change when sent through JSON and validated again");
+    }
+    const jsonSchema = z.toJSONSchema(this.schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
+    this.#inspected = { defaults: deepFreeze(parsed.data), jsonSchema: deepFreeze(jsonSchema) };
+    return this.#inspected;
+  }
+
+  /** A deep copy of the validated defaults. */
+  defaults(): T {
+    return structuredClone(this.inspect().defaults) as T;
+  }
+
+  /** The discovery JSON Schema (`additionalProperties: false`; `default` keywords are annotations). */
+  get jsonSchema(): Record<string, unknown> {
+    return this.inspect().jsonSchema;
+  }
+
+  /** What model retrieval advertises. */
+  descriptor(): ClientSettingsDescriptor {
+    const { defaults, jsonSchema } = this.inspect();
+    return {
+      schema_version: SETTINGS_SCHEMA_VERSION,
+      json_schema: structuredClone(jsonSchema),
+      defaults: structuredClone(defaults),
+    };
+  }
+
+  /**
+   * Reads `metadata.graph_runtime_settings` (a JSON object of the values that differ from
+   * the defaults), merges it over the defaults and validates strictly. Returns a frozen
+   * instance; throws InvalidClientSettingsError naming the field.
+   */
+  validateRequest(request: { metadata?: Record<string, string> | null }): Readonly<T> {
+    const text = request.metadata?.[SETTINGS_METADATA_KEY];
+    const { defaults } = this.inspect();
+    if (text === undefined) return deepFreeze(structuredClone(defaults) as T);
+    let sent: unknown;
+    try {
+      sent = JSON.parse(text);
+    } catch {
+      throw new InvalidClientSettingsError(
+        `metadata.${SETTINGS_METADATA_KEY} is not valid JSON; send the settings as one JSON object, e.g. {"depth":3}`,
+      );
+    }
+    if (sent === null || typeof sent !== "object" || Array.isArray(sent)) {
+      throw new InvalidClientSettingsError(`metadata.${SETTINGS_METADATA_KEY} must be a JSON object of settings`);
+    }
+    const notJson = jsonProblem(sent);
+    if (notJson !== null) throw new InvalidClientSettingsError(`invalid client settings: ${notJson}`);
+    const result = this.schema.safeParse({ ...structuredClone(defaults), ...sent });
+    if (!result.success) {
+      throw new InvalidClientSettingsError(`invalid client settings: ${describeFirstIssue(result.error)}`);
+    }
+    return deepFreeze(result.data);
+  }
+}
+
+/**
+ * Declares the public client settings of a graph from a strict zod object.
+ *
+ * @example
+ * ```ts
+ * export const ResearchSettings = defineClientSettings(
+ *   z.strictObject({ depth: z.int().min(1).max(5).default(2) }),
+ * );
+ * const graph = new StateGraph(MessagesAnnotation, ResearchSettings.schema) // context schema
+ * ```
+ */
+export function defineClientSettings<Schema extends z.ZodObject>(schema: Schema): ClientSettings<z.output<Schema>> {
+  return new ClientSettings(schema as unknown as z.ZodType<z.output<Schema>>);
+}

@@ -15,7 +15,7 @@ export { GraphRegistry } from "./registry/graph-registry.js";
 export { GraphFeature } from "./registry/features.js";
 export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/graph-config.js";
 export type { ServableGraph } from "./registry/servable-graph.js";
-export { defineClientSettings, ClientSettings } from "./settings/client-settings.js";
+export { defineClientSettings, ClientSettings, type ClientSettingsModel } from "./settings/client-settings.js";
 export type { ContextFactory } from "./settings/runtime-context.js";
 export type { ReadinessCheck } from "./http/routes/health.js";
 export type { ChatCompletionRequest, ChatMessage } from "./wire/request.js";

@@ -4,7 +4,7 @@ import type { Callbacks } from "@langchain/core/callbacks/manager";
 import { ALL_FEATURES, GraphFeature } from "./features.js";
 import type { ServableGraph } from "./servable-graph.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
-import { ClientSettings } from "../settings/client-settings.js";
+import { ClientSettings, type ClientSettingsModel } from "../settings/client-settings.js";
 import type { ContextFactory } from "../settings/runtime-context.js";
 
 /** A compiled graph, a StateGraph, or a sync or async factory returning either. */
@@ -21,7 +21,7 @@ export interface GraphConfigInput {
   /** Optional behaviours: `CLIENT_EVENTS`, `INTERRUPTS`. */
   features?: Iterable<GraphFeature | Lowercase<GraphFeature>>;
   /** Public settings a client may set per request (`defineClientSettings`). */
-  clientSettings?: ClientSettings<any>;
+  clientSettings?: ClientSettingsModel;
   /** Builds the typed runtime context from the request and the validated settings. */
   contextFactory?: ContextFactory;
   /** Callbacks added to every run's config. The service never mutates them. */
@@ -38,7 +38,7 @@ export interface GraphConfig {
   readonly description: string;
   readonly streamableNodeNames: readonly string[];
   readonly features: ReadonlySet<GraphFeature>;
-  readonly clientSettings?: ClientSettings;
+  readonly clientSettings?: ClientSettingsModel;
   readonly contextFactory?: ContextFactory;
   readonly runtimeCallbacks?: Callbacks;
   readonly requestToInput?: GraphConfigInput["requestToInput"];
@@ -74,7 +74,7 @@ export const graphConfigSchema = z.strictObject({
   streamableNodeNames: iterableOf(z.string().min(1)).optional(),
   features: iterableOf(featureSchema).optional(),
   clientSettings: z
-    .custom<ClientSettings>(ClientSettings.isClientSettings, "must be made with defineClientSettings(z.strictObject({...}))")
+    .custom<ClientSettingsModel>(ClientSettings.isClientSettings, "must be made with defineClientSettings(z.strictObject({...}))")
     .optional(),
   contextFactory: optionalFunction,
   runtimeCallbacks: z

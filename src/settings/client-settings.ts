@@ -24,22 +24,37 @@ interface Inspected<T> {
 }
 
 /**
+ * What the service needs of a settings model. Structural, so a model made by another copy
+ * of this package (the user's import) fits too.
+ */
+export interface ClientSettingsModel {
+  readonly schema: z.ZodObject;
+  inspect(): { defaults: Record<string, unknown>; jsonSchema: Record<string, unknown> };
+  defaults(): Record<string, unknown>;
+  descriptor(): ClientSettingsDescriptor;
+  validateRequest(request: { metadata?: Record<string, string> | null }): Readonly<Record<string, unknown>>;
+}
+
+/**
  * The public settings of one graph: a strict zod object whose every field has a
  * JSON-serializable default. Clients send the values they change as one compact JSON
  * object in `metadata.graph_runtime_settings`; the validated, frozen result is the run's
  * runtime context (or the input of its `contextFactory`).
  */
-export class ClientSettings<T extends Record<string, unknown> = Record<string, unknown>> {
+export class ClientSettings<Schema extends z.ZodObject = z.ZodObject, T extends Record<string, unknown> = z.output<Schema>>
+  implements ClientSettingsModel
+{
   readonly [SETTINGS_BRAND] = true;
-  readonly schema: z.ZodType<T>;
+  /** The strict zod object; also the graph's context schema when there is no context factory. */
+  readonly schema: Schema;
   #inspected: Inspected<T> | undefined;
 
-  constructor(schema: z.ZodType<T>) {
+  constructor(schema: Schema) {
     this.schema = schema;
   }
 
   /** True for a settings model, including one made by another copy of this package. */
-  static isClientSettings(value: unknown): value is ClientSettings {
+  static isClientSettings(value: unknown): value is ClientSettingsModel {
     return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SETTINGS_BRAND] === true;
   }
 
@@ -51,12 +66,11 @@ export class ClientSettings<T extends Record<string, unknown> = Record<string, u
     if (this.#inspected !== undefined) return this.#inspected;
     const structure = structureProblem(this.schema);
     if (structure !== null) throw new ClientSettingsDefinitionError(structure);
-    const parsed = this.schema.safeParse({});
+    const parsed = this.schema.safeParse({}) as z.ZodSafeParseResult<T>;
     if (!parsed.success) {
       throw new ClientSettingsDefinitionError(`every field needs a valid default: ${describeFirstIssue(parsed.error)}`);
     }
-    const shape = (this.schema as unknown as z.ZodObject).shape;
-    for (const key of Object.keys(shape)) {
+    for (const key of Object.keys(this.schema.shape)) {
       if (parsed.data[key] === undefined) {
         throw new ClientSettingsDefinitionError(`field '${key}' needs a default (optional fields are not allowed)`);
       }
@@ -121,7 +135,7 @@ export class ClientSettings<T extends Record<string, unknown> = Record<string, u
     }
     const notJson = jsonProblem(sent);
     if (notJson !== null) throw new InvalidClientSettingsError(`invalid client settings: ${notJson}`);
-    const result = this.schema.safeParse({ ...structuredClone(defaults), ...sent });
+    const result = this.schema.safeParse({ ...structuredClone(defaults), ...sent }) as z.ZodSafeParseResult<T>;
     if (!result.success) {
       throw new InvalidClientSettingsError(`invalid client settings: ${describeFirstIssue(result.error)}`);
     }
@@ -140,6 +154,6 @@ export class ClientSettings<T extends Record<string, unknown> = Record<string, u
  * const graph = new StateGraph(MessagesAnnotation, ResearchSettings.schema) // context schema
  * ```
  */
-export function defineClientSettings<Schema extends z.ZodObject>(schema: Schema): ClientSettings<z.output<Schema>> {
-  return new ClientSettings(schema as unknown as z.ZodType<z.output<Schema>>);
+export function defineClientSettings<Schema extends z.ZodObject>(schema: Schema): ClientSettings<Schema> {
+  return new ClientSettings(schema);
 }

@@ -1,6 +1,6 @@
 import { GraphConfigurationError } from "../errors/catalogue.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
-import type { ClientSettings } from "./client-settings.js";
+import type { ClientSettingsModel } from "./client-settings.js";
 
 /** Builds the final typed runtime context of a run; may return null for none. */
 export type ContextFactory = (
@@ -10,7 +10,7 @@ export type ContextFactory = (
 
 interface ContextInputs {
   model: string;
-  clientSettings?: ClientSettings;
+  clientSettings?: ClientSettingsModel;
   contextFactory?: ContextFactory;
 }
 

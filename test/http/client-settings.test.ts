@@ -16,9 +16,8 @@ const AppContext = z.object({ tone: z.string(), user: z.string().nullable(), req
 /** A graph that answers with what it saw in runtime.context and in configurable. */
 function reportingGraph(contextSchema?: z.ZodType) {
   const seen: { configurable?: Record<string, unknown> } = {};
-  const builder = contextSchema
-    ? new StateGraph(MessagesAnnotation, contextSchema as z.ZodObject)
-    : new StateGraph(MessagesAnnotation);
+  // The context schema is what the registration rule inspects; typed loosely on purpose.
+  const builder = new StateGraph(MessagesAnnotation, contextSchema as z.ZodObject);
   const graph = builder
     .addNode("report", (_state, runtime) => {
       seen.configurable = runtime.configurable;
@@ -175,7 +174,7 @@ describe("runtime context", () => {
       const registry = new GraphRegistry({ mismatch: { graph, description: "x", clientSettings: Tone } });
       await assert.rejects(registry.validateAll(), /model 'mismatch'.*must declare its client settings as its context schema/);
     }
-    const matching = new StateGraph(MessagesAnnotation, Tone.schema as z.ZodObject)
+    const matching = new StateGraph(MessagesAnnotation, Tone.schema)
       .addNode("n", () => ({ messages: [new AIMessage("ok")] }))
       .addEdge(START, "n")
       .addEdge("n", END)

@@ -16,7 +16,9 @@ const Settings = defineClientSettings(
   }),
 );
 
-const withSettings = (value?: string) => ({ metadata: value === undefined ? {} : { graph_runtime_settings: value } });
+const withSettings = (value?: string): { metadata: Record<string, string> } => ({
+  metadata: value === undefined ? {} : { graph_runtime_settings: value },
+});
 
 function rejectsAtRegistration(schema: z.ZodType, pattern: RegExp) {
   const settings = defineClientSettings(schema as z.ZodObject);

@@ -16,8 +16,9 @@ export default defineConfig({
     },
     research: {
       graph: "./demo/graphs/research.ts:graph",
-      description: "Answers a research question; clients choose the depth (1-5) and the audience.",
+      description: "Answers a research question with status and progress events; clients choose the depth (1-5) and the audience.",
       streamableNodeNames: ["answer"],
+      features: ["CLIENT_EVENTS"],
       clientSettings: "./demo/graphs/research.ts:ResearchSettings",
     },
     tools: {

@@ -17,6 +17,8 @@ export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/grap
 export type { ServableGraph } from "./registry/servable-graph.js";
 export { defineClientSettings, ClientSettings, type ClientSettingsModel } from "./settings/client-settings.js";
 export type { ContextFactory } from "./settings/runtime-context.js";
+export { statusEvent, clientEvent, type StatusData, type ProgressData } from "./events/emit.js";
+export { CLIENT_EVENT_TYPES, MAX_EVENT_BYTES, type ClientEventEnvelope, type ClientEventType } from "./events/envelope.js";
 export type { ReadinessCheck } from "./http/routes/health.js";
 export type { ChatCompletionRequest, ChatMessage } from "./wire/request.js";
 export * from "./errors/index.js";

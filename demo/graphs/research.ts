@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { defineClientSettings } from "chat-serve";
+import { clientEvent, defineClientSettings, statusEvent } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
 
 /** What a client may set per request, in `metadata.graph_runtime_settings`. */
@@ -18,22 +18,38 @@ const STYLE: Record<Settings["audience"], string> = {
   expert: "with the technical detail an expert expects",
   child: "simply enough for a child",
 };
+const NAMESPACE = ["research"];
 
 function topicOf(text: string): string {
   return text.trim().replace(/[?.!]+$/u, "") || "your question";
 }
 
 // The settings arrive as the run's typed runtime context; nodes read `runtime.context`.
+// Status, progress and artifact events reach clients that opt in with
+// metadata.graph_stream_events = "v1".
 export const graph = new StateGraph(MessagesAnnotation, ResearchSettings.schema)
+  .addNode("search", async (_state, runtime) => {
+    const { depth } = runtime.context as Settings;
+    statusEvent(`Searching ${depth} source${depth === 1 ? "" : "s"}`, { namespace: NAMESPACE });
+    for (let completed = 1; completed <= depth; completed += 1) {
+      clientEvent("progress", { stage: "search", completed, total: depth, message: `Read source ${completed}` }, NAMESPACE);
+    }
+    return {};
+  })
   .addNode("answer", async (state, runtime) => {
     const { depth, audience } = runtime.context as Settings;
+    statusEvent("Writing the answer", { namespace: NAMESPACE });
     const topic = topicOf(state.messages.at(-1)?.text ?? "");
     const model = new ScriptedChatModel({
       respond: () =>
         `I looked at ${depth} source${depth === 1 ? "" : "s"} about ${topic} and explain it ${STYLE[audience]}.`,
     });
-    return { messages: [await model.invoke(state.messages, runtime)] };
+    const reply = await model.invoke(state.messages, runtime);
+    clientEvent("artifact", { id: "notes-1", title: `Notes on ${topic}`, url: "https://example.com/notes/1" }, NAMESPACE);
+    statusEvent("Research complete", { done: true, namespace: NAMESPACE });
+    return { messages: [reply] };
   })
-  .addEdge(START, "answer")
+  .addEdge(START, "search")
+  .addEdge("search", "answer")
   .addEdge("answer", END)
   .compile();

@@ -1,5 +1,6 @@
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { GraphConfig } from "../registry/graph-config.js";
+import { GraphFeature } from "../registry/features.js";
 import type { ServableGraph } from "../registry/servable-graph.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { toLangChainMessages } from "../translate/messages-in.js";
@@ -7,11 +8,20 @@ import { UsageCollector } from "./usage.js";
 import { buildRunConfig } from "./run-config.js";
 import { resolveRuntimeContext } from "../settings/runtime-context.js";
 
+/** The logging the runs need; a pino logger fits. */
+export interface RunLogger {
+  warn(object: Record<string, unknown>, message: string): void;
+}
+
 /** What the HTTP layer knows about the request that the run needs. */
 export interface RunRequestContext {
   requestId: string;
   signal: AbortSignal;
+  log?: RunLogger;
 }
+
+/** The opt-in value of `metadata.graph_stream_events` this server speaks. */
+export const STREAM_EVENTS_VERSION = "v1";
 
 /** Everything one run needs, resolved before the first byte of a response is sent. */
 export interface PreparedRun {
@@ -22,6 +32,9 @@ export interface PreparedRun {
   input: unknown;
   runConfig: Record<string, unknown>;
   usage: UsageCollector;
+  /** Client events go on the wire: CLIENT_EVENTS feature, `v1` opt-in, and a stream. */
+  clientEvents: boolean;
+  log?: RunLogger;
 }
 
 /**
@@ -49,5 +62,9 @@ export async function prepareRun(
     signal: context.signal,
     context: runtimeContext,
   });
-  return { model: request.model, config, graph, request, input, runConfig, usage };
+  const clientEvents =
+    config.features.has(GraphFeature.CLIENT_EVENTS) &&
+    request.metadata.graph_stream_events === STREAM_EVENTS_VERSION &&
+    request.stream === true;
+  return { model: request.model, config, graph, request, input, runConfig, usage, clientEvents, log: context.log };
 }

@@ -4,6 +4,7 @@ import { toAssistantOutput } from "../translate/message-out.js";
 import type { ClientEventWire } from "../wire/response.js";
 import type { RunResult } from "./invoke-run.js";
 import { outputToMessage } from "./output-message.js";
+import { readCustomPart } from "../events/validate-event.js";
 import type { PreparedRun } from "./prepare-run.js";
 
 /** What a streamed run yields, in graph order. */
@@ -41,6 +42,7 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
   });
   let streamedText = "";
   let finalState: unknown;
+  let loggedInvalidEvent = false;
   for await (const part of stream) {
     const [namespace, mode, data] = part as [string[], string, unknown];
     if (mode === "values") {
@@ -52,6 +54,15 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
       if (text === "") continue;
       streamedText += text;
       yield { kind: "text", text };
+    } else if (mode === "custom" && run.clientEvents) {
+      const part = readCustomPart(data);
+      if (part.kind === "event") {
+        yield { kind: "event", event: part.event };
+      } else if (part.kind === "invalid" && !loggedInvalidEvent) {
+        // Once per run: a graph that emits a bad event usually emits many.
+        loggedInvalidEvent = true;
+        run.log?.warn({ model: run.model, reason: part.reason }, "dropped an invalid client event");
+      }
     }
   }
   const message = await outputToMessage(run.model, run.config, finalState);

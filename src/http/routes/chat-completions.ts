@@ -43,6 +43,7 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
         const run = await prepareRun(options.registry, body, {
           requestId: request.chatServeRequestId,
           signal: controller.signal,
+          log: request.log,
         });
         const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
         if (body.stream !== true) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { clientEvent, defineClientSettings, statusEvent } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
@@ -47,7 +48,25 @@ export const graph = new StateGraph(MessagesAnnotation, ResearchSettings.schema)
     const reply = await model.invoke(state.messages, runtime);
     clientEvent("artifact", { id: "notes-1", title: `Notes on ${topic}`, url: "https://example.com/notes/1" }, NAMESPACE);
     statusEvent("Research complete", { done: true, namespace: NAMESPACE });
-    return { messages: [reply] };
+    // Cite the sources on the text block; chat-serve returns it as a url_citation annotation.
+    // Indices count code points of the block, end inclusive. Keeping the streamed reply's id
+    // tells LangGraph this is the message it already streamed.
+    const phrase = `${depth} source${depth === 1 ? "" : "s"}`;
+    const start = Array.from(reply.text.slice(0, reply.text.indexOf(phrase))).length;
+    const citation = {
+      type: "citation",
+      url: "https://example.com/sources",
+      title: "Sources consulted",
+      start_index: start,
+      end_index: start + Array.from(phrase).length - 1,
+      cited_text: phrase,
+    };
+    const cited = new AIMessage({
+      id: reply.id,
+      content: [{ type: "text", text: reply.text, annotations: [citation] }] as never,
+      usage_metadata: reply.usage_metadata,
+    });
+    return { messages: [cited] };
   })
   .addEdge(START, "search")
   .addEdge("search", "answer")

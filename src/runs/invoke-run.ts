@@ -1,6 +1,6 @@
-import { toAssistantOutput, type AssistantOutput } from "../translate/message-out.js";
+import type { AssistantOutput } from "../translate/message-out.js";
 import type { Usage } from "../wire/response.js";
-import { outputToMessage } from "./output-message.js";
+import { finalOutput } from "./output-message.js";
 import type { PreparedRun } from "./prepare-run.js";
 
 export interface RunResult {
@@ -11,6 +11,5 @@ export interface RunResult {
 /** Runs the graph to completion and returns the assistant turn with the run's usage. */
 export async function invokeRun(run: PreparedRun): Promise<RunResult> {
   const state = await run.graph.invoke(run.input, run.runConfig);
-  const message = await outputToMessage(run.model, run.config, state);
-  return { output: toAssistantOutput(message), usage: run.usage.usage() };
+  return { output: await finalOutput(run.model, run.config, state), usage: run.usage.usage() };
 }

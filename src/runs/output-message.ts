@@ -1,6 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { GraphConfigurationError } from "../errors/catalogue.js";
 import type { GraphConfig } from "../registry/graph-config.js";
+import { CitationIndexError } from "../events/citations.js";
+import { toAssistantOutput, type AssistantOutput } from "../translate/message-out.js";
 
 function isMessage(value: unknown): value is BaseMessage {
   return typeof value === "object" && value !== null && typeof (value as BaseMessage).type === "string" && "content" in value;
@@ -31,4 +33,17 @@ export async function outputToMessage(model: string, config: GraphConfig, output
     );
   }
   return last;
+}
+
+/** The assistant turn a run answers with; a graph's bad citation is this request's server error. */
+export async function finalOutput(model: string, config: GraphConfig, output: unknown): Promise<AssistantOutput> {
+  const message = await outputToMessage(model, config, output);
+  try {
+    return toAssistantOutput(message);
+  } catch (error) {
+    if (error instanceof CitationIndexError) {
+      throw new GraphConfigurationError(`model '${model}' returned an invalid citation: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
 }

@@ -1,9 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { messageText } from "../translate/message-text.js";
-import { toAssistantOutput } from "../translate/message-out.js";
 import type { ClientEventWire } from "../wire/response.js";
 import type { RunResult } from "./invoke-run.js";
-import { outputToMessage } from "./output-message.js";
+import { finalOutput } from "./output-message.js";
 import { readCustomPart } from "../events/validate-event.js";
 import type { PreparedRun } from "./prepare-run.js";
 
@@ -65,8 +64,7 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
       }
     }
   }
-  const message = await outputToMessage(run.model, run.config, finalState);
-  const output = toAssistantOutput(message);
+  const output = await finalOutput(run.model, run.config, finalState);
   if (output.text.startsWith(streamedText) && output.text.length > streamedText.length) {
     yield { kind: "text", text: output.text.slice(streamedText.length) };
   }

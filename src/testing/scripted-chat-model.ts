@@ -12,6 +12,16 @@ export interface ScriptedReply {
   toolCalls?: { id?: string; name: string; args: Record<string, unknown> }[];
 }
 
+/** Token counts one call reports; the details are optional, as with real providers. */
+export interface ScriptedUsage {
+  input: number;
+  output: number;
+  /** Prompt tokens served from a cache (`input_token_details.cache_read`). */
+  cachedInput?: number;
+  /** Completion tokens spent on reasoning (`output_token_details.reasoning`). */
+  reasoning?: number;
+}
+
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
   /** Builds the reply from the conversation the model was called with. */
   respond: (messages: BaseMessage[]) => string | ScriptedReply;
@@ -20,7 +30,7 @@ export interface ScriptedChatModelOptions extends BaseChatModelParams {
    * words of the prompt and the reply, the way a provider would report its own
    * tokenizer's numbers.
    */
-  usage?: (messages: BaseMessage[], reply: ScriptedReply) => { input: number; output: number };
+  usage?: (messages: BaseMessage[], reply: ScriptedReply) => ScriptedUsage;
   /** Milliseconds to wait between streamed chunks (default 0). */
   chunkDelayMs?: number;
 }
@@ -76,8 +86,14 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 
   private usageMetadata(messages: BaseMessage[], reply: ScriptedReply) {
-    const { input, output } = this.usage(messages, reply);
-    return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+    const { input, output, cachedInput, reasoning } = this.usage(messages, reply);
+    return {
+      input_tokens: input,
+      output_tokens: output,
+      total_tokens: input + output,
+      ...(cachedInput === undefined ? {} : { input_token_details: { cache_read: cachedInput } }),
+      ...(reasoning === undefined ? {} : { output_token_details: { reasoning } }),
+    };
   }
 
   private toolCalls(reply: ScriptedReply) {

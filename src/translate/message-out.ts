@@ -2,6 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { randomUUID } from "node:crypto";
 import type { FinishReason, UrlCitation, WireToolCallOut } from "../wire/response.js";
 import { messageText } from "./message-text.js";
+import { collectCitations } from "./citations-out.js";
 
 /** The assistant turn the service answers with, independent of streaming or not. */
 export interface AssistantOutput {
@@ -37,7 +38,8 @@ function finishReasonOf(message: BaseMessage, hasToolCalls: boolean): FinishReas
 }
 
 /** Maps the final assistant message of a run to what the wire carries. */
-export function toAssistantOutput(message: BaseMessage, annotations: UrlCitation[] = []): AssistantOutput {
+export function toAssistantOutput(message: BaseMessage): AssistantOutput {
+  const annotations: UrlCitation[] = collectCitations(message);
   const toolCalls = ((message as { tool_calls?: ToolCallLike[] }).tool_calls ?? []).map(toWireToolCall);
   return {
     text: messageText(message),

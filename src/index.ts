@@ -20,6 +20,7 @@ export type { ContextFactory } from "./settings/runtime-context.js";
 export { statusEvent, clientEvent, type StatusData, type ProgressData } from "./events/emit.js";
 export { CLIENT_EVENT_TYPES, MAX_EVENT_BYTES, type ClientEventEnvelope, type ClientEventType } from "./events/envelope.js";
 export { citationSlice, CitationIndexError, type CitationAnnotation } from "./events/citations.js";
+export { TracingCallback, type TracingSettings } from "./tracing/tracing-callback.js";
 export type { ReadinessCheck } from "./http/routes/health.js";
 export type { ChatCompletionRequest, ChatMessage } from "./wire/request.js";
 export * from "./errors/index.js";

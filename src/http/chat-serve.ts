@@ -4,6 +4,7 @@ import { GraphRegistry } from "../registry/graph-registry.js";
 import { chatServePlugin } from "./plugin.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { RunTracker } from "./run-tracker.js";
+import { TracingCallback, tracingSettingsFromEnv, type TracingSettings } from "../tracing/tracing-callback.js";
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -21,6 +22,12 @@ export interface ChatServeOptions {
   keepAliveMs?: number;
   /** Extra readiness checks reported by `{prefix}/ready`. */
   readinessChecks?: readonly ReadinessCheck[];
+  /**
+   * Langfuse tracing. Default: on when `SVC_ENABLE_TRACING` is true, with the `TRACING_*`
+   * keys. `false` turns it off whatever the environment says; to use a custom handler, leave
+   * tracing off and pass the handler in a graph's `runtimeCallbacks`.
+   */
+  tracing?: TracingSettings | false;
 }
 
 export interface BindOptions {
@@ -48,6 +55,7 @@ export class ChatServe {
   readonly #options: ChatServeOptions;
   readonly #runs = new RunTracker();
   #openaiApp: FastifyInstance | undefined;
+  #tracing: TracingCallback | undefined;
 
   constructor(options: ChatServeOptions) {
     if (!GraphRegistry.isRegistry(options?.graphs)) {
@@ -67,6 +75,12 @@ export class ChatServe {
     if (this.#openaiApp !== undefined) throw new Error("ChatServe.bind() was already called");
     const env = readEnvSettings();
     const prefix = options.prefix === undefined ? (env.prefix ?? "/v1") : normalizePrefix(options.prefix);
+    const tracingSettings = this.#options.tracing === false ? undefined : (this.#options.tracing ?? tracingSettingsFromEnv(env));
+    if (tracingSettings !== undefined) {
+      const tracing = new TracingCallback(tracingSettings);
+      this.#tracing = tracing;
+      this.app.addHook("onClose", () => tracing.shutdown());
+    }
     if (this.#ownsApp) {
       // Load balancers and the client guides probe /health without the prefix.
       this.app.get("/health", async () => ({ status: "ok" }));
@@ -74,6 +88,7 @@ export class ChatServe {
     await this.app.register(chatServePlugin, {
       prefix,
       registry: this.registry,
+      tracing: this.#tracing,
       runs: this.#runs,
       bodyLimit: this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
@@ -93,6 +108,11 @@ export class ChatServe {
   get openaiApp(): FastifyInstance {
     if (this.#openaiApp === undefined) throw new Error("ChatServe.openaiApp is available after bind()");
     return this.#openaiApp;
+  }
+
+  /** The tracing callback when tracing is on (for `flush()` in tests and shutdown hooks). */
+  get tracing(): TracingCallback | undefined {
+    return this.#tracing;
   }
 
   /** Runs in flight right now. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { UnknownUrlError } from "../errors/catalogue.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { registerDocs } from "./docs.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import { resolveRequestId } from "./request-id.js";
@@ -18,6 +19,7 @@ declare module "fastify" {
 
 export interface ChatServePluginOptions {
   registry: GraphRegistry;
+  tracing?: TracingCallback;
   runs: RunTracker;
   prefix: string;
   bodyLimit: number;

@@ -1,3 +1,4 @@
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { GraphConfig } from "../registry/graph-config.js";
 import { GraphFeature } from "../registry/features.js";
@@ -18,6 +19,8 @@ export interface RunRequestContext {
   requestId: string;
   signal: AbortSignal;
   log?: RunLogger;
+  /** Added to every run beside the graph's own callbacks when tracing is on. */
+  tracing?: { handler(): Promise<BaseCallbackHandler> };
 }
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
@@ -52,12 +55,13 @@ export async function prepareRun(
   const messages = toLangChainMessages(request.messages);
   const input = config.requestToInput !== undefined ? await config.requestToInput(request, messages) : { messages };
   const usage = new UsageCollector();
+  const tracer = context.tracing === undefined ? undefined : await context.tracing.handler();
   const runConfig = buildRunConfig({
     requestId: context.requestId,
     model: request.model,
     runtimeCallbacks: config.runtimeCallbacks,
-    serviceHandlers: [usage],
-    traced: config.runtimeCallbacks !== undefined,
+    serviceHandlers: tracer === undefined ? [usage] : [usage, tracer],
+    traced: config.runtimeCallbacks !== undefined || tracer !== undefined,
     sessionId: request.metadata.session_id,
     signal: context.signal,
     context: runtimeContext,

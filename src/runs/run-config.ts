@@ -44,6 +44,8 @@ export function buildRunConfig(input: RunConfigInput): Record<string, unknown> {
     if (input.sessionId !== undefined) {
       metadata.tracing_session_id = input.sessionId;
       metadata.langfuse_session_id = input.sessionId;
+      // The key Langfuse's JS callback handler reads the trace's session from.
+      metadata.langfuseSessionId = input.sessionId;
     }
     config.runName = RUN_NAME;
     config.metadata = metadata;

@@ -2,6 +2,7 @@ import chalk from "chalk";
 import { loadConfig } from "../../config/load-config.js";
 import { normalizePrefix, readEnvSettings } from "../../config/env.js";
 import { ChatServe } from "../../http/chat-serve.js";
+import { tracingSettingsFromEnv } from "../../tracing/tracing-callback.js";
 import { registryFromConfig } from "../../registry/from-config.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { UserError } from "../output.js";
@@ -27,6 +28,8 @@ function parsePort(value: string): number {
 /** `chat-serve start`: validate, print the model table, listen, shut down gracefully. */
 export async function startCommand(options: StartOptions): Promise<void> {
   const env = readEnvSettings();
+  // Refuse a tracing setup without its keys before loading anything else.
+  tracingSettingsFromEnv(env);
   const loaded = await loadConfig({ configPath: options.config });
   const registry = await registryFromConfig(loaded);
   const { server } = loaded.config;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
+import type { TracingCallback } from "../../tracing/tracing-callback.js";
 import { invokeRun } from "../../runs/invoke-run.js";
 import { prepareRun } from "../../runs/prepare-run.js";
 import { streamRun } from "../../runs/stream-run.js";
@@ -13,6 +14,7 @@ import { writeSse } from "../sse-writer.js";
 
 export interface ChatRouteOptions {
   registry: GraphRegistry;
+  tracing?: TracingCallback;
   runs: RunTracker;
   bodyLimit: number;
   keepAliveMs: number;
@@ -44,6 +46,7 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
           requestId: request.chatServeRequestId,
           signal: controller.signal,
           log: request.log,
+          tracing: options.tracing,
         });
         const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
         if (body.stream !== true) {

@@ -1,0 +1,29 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A loopback HTTP server that records every request: the stand-in for a SaaS we cannot reach. */
+export async function startReceiver(): Promise<{ url: string; requests: ReceivedRequest[]; close: () => Promise<void> }> {
+  const requests: ReceivedRequest[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (data: Buffer) => (body += data.toString()));
+    request.on("end", () => {
+      requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body });
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -106,11 +106,16 @@ describe("Langfuse tracing against a loopback receiver", () => {
 
 describe("tracing settings", () => {
   test("without tracing, runs carry no run name or tracing metadata unless the graph has callbacks", async () => {
-    const handler = new CountingHandler();
     let runName: string | undefined;
-    handler.handleChainStart = (_chain, _inputs, _runId, parentRunId, _tags, _metadata, _runType, name) => {
-      if (parentRunId === undefined) runName = name;
-    };
+    class RunNameHandler extends BaseCallbackHandler {
+      name = "run-name";
+      override awaitHandlers = true;
+      override handleChainStart(...args: Parameters<NonNullable<BaseCallbackHandler["handleChainStart"]>>): void {
+        const [, , , parentRunId, , , , name] = args;
+        if (parentRunId === undefined) runName = name;
+      }
+    }
+    const handler = new RunNameHandler();
     const server = await startTestServer({ echo: { graph: echoGraph, description: "Echo", runtimeCallbacks: [handler] } }, { tracing: false });
     try {
       await new OpenAI({ baseURL: server.baseURL, apiKey: "x" }).chat.completions.create({

@@ -4,6 +4,9 @@ import { defineConfig } from "chat-serve";
 // `npx chat-serve start` serves them on http://127.0.0.1:8000/v1.
 export default defineConfig({
   server: { host: "127.0.0.1", port: 8000, prefix: "/v1" },
+  // Interrupt runs live in this process's memory. For several processes, see the README.
+  checkpointer: { kind: "memory" },
+  coordinator: { kind: "memory" },
   graphs: {
     echo: {
       graph: "./demo/graphs/echo.ts:graph",
@@ -20,6 +23,11 @@ export default defineConfig({
       streamableNodeNames: ["answer"],
       features: ["CLIENT_EVENTS"],
       clientSettings: "./demo/graphs/research.ts:ResearchSettings",
+    },
+    approval: {
+      graph: "./demo/graphs/approval.ts:graph",
+      description: "Asks for your approval (a graph_interrupt tool call) before it answers.",
+      features: ["INTERRUPTS"],
     },
     tools: {
       graph: "./demo/graphs/tools.ts:graph",

@@ -21,6 +21,12 @@ export { statusEvent, clientEvent, type StatusData, type ProgressData } from "./
 export { CLIENT_EVENT_TYPES, MAX_EVENT_BYTES, type ClientEventEnvelope, type ClientEventType } from "./events/envelope.js";
 export { citationSlice, CitationIndexError, type CitationAnnotation } from "./events/citations.js";
 export { TracingCallback, type TracingSettings } from "./tracing/tracing-callback.js";
+export { InMemoryRunCoordinator } from "./coordination/in-memory-run-coordinator.js";
+export type { RunCoordinator, RunLease } from "./coordination/run-coordinator.js";
+export { MemoryPendingRunIndex, type PendingRunIndex, type PendingRunEntry } from "./coordination/pending-run-index.js";
+export type { CheckpointScope } from "./http/routes/chat-completions.js";
+export type { GraphRegistryOptions } from "./registry/graph-registry.js";
+export { INTERRUPT_TOOL_NAME } from "./runs/interrupts/interrupt-codec.js";
 export type { ReadinessCheck } from "./http/routes/health.js";
 export type { ChatCompletionRequest, ChatMessage } from "./wire/request.js";
 export * from "./errors/index.js";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { GraphConfigInput } from "../registry/graph-config.js";
+import type { CheckpointScope } from "../http/routes/chat-completions.js";
 
 /** `"./path/to/module.ts:exportName"`, or a path alone for the default export. */
 export type ModuleReference = string;
@@ -20,9 +21,17 @@ const graphEntrySchema = z.strictObject({
   features: z.array(z.string()).optional(),
   clientSettings: valueOrReference("client settings made with defineClientSettings").optional(),
   contextFactory: valueOrReference("a function").optional(),
+  runCoordinator: valueOrReference("a run coordinator").optional(),
   runtimeCallbacks: valueOrReference("a list of callback handlers or a callback manager").optional(),
   requestToInput: valueOrReference("a function").optional(),
   outputToMessage: valueOrReference("a function").optional(),
+});
+
+const checkpointerSchema = z.discriminatedUnion("kind", [z.strictObject({ kind: z.literal("memory") })], {
+  error: 'must be { kind: "memory" }',
+});
+const coordinatorSchema = z.discriminatedUnion("kind", [z.strictObject({ kind: z.literal("memory") })], {
+  error: 'must be { kind: "memory" }',
 });
 
 export const configSchema = z.strictObject({
@@ -35,6 +44,9 @@ export const configSchema = z.strictObject({
       bodyLimit: z.int().positive().default(1_048_576),
     })
     .prefault({}),
+  checkpointer: checkpointerSchema.default({ kind: "memory" }),
+  coordinator: coordinatorSchema.default({ kind: "memory" }),
+  checkpointScope: valueOrReference("a function").optional(),
   graphs: z
     .record(z.string(), graphEntrySchema)
     .refine((graphs) => Object.keys(graphs).length > 0, "must register at least one graph"),
@@ -51,6 +63,7 @@ export interface GraphEntryConfig {
   streamableNodeNames?: string[];
   features?: ("CLIENT_EVENTS" | "INTERRUPTS" | "client_events" | "interrupts")[];
   clientSettings?: Referable<NonNullable<GraphConfigInput["clientSettings"]>>;
+  runCoordinator?: Referable<NonNullable<GraphConfigInput["runCoordinator"]>>;
   contextFactory?: Referable<NonNullable<GraphConfigInput["contextFactory"]>>;
   runtimeCallbacks?: Referable<NonNullable<GraphConfigInput["runtimeCallbacks"]>>;
   requestToInput?: Referable<NonNullable<GraphConfigInput["requestToInput"]>>;
@@ -66,6 +79,15 @@ export interface ChatServeConfig {
     docs?: boolean;
     bodyLimit?: number;
   };
+  /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
+  checkpointer?: { kind: "memory" };
+  /** The run coordinator of interrupt graphs. Default memory (one process only). */
+  coordinator?: { kind: "memory" };
+  /**
+   * The server-trusted isolation scope of interrupt checkpoints (sync or async), from an
+   * authenticated tenant or principal; never from request metadata. Default `"default"`.
+   */
+  checkpointScope?: Referable<CheckpointScope>;
   graphs: Record<string, GraphEntryConfig>;
 }
 

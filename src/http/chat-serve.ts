@@ -2,9 +2,21 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { normalizePrefix, readEnvSettings } from "../config/env.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { chatServePlugin } from "./plugin.js";
+import type { CheckpointScope } from "./routes/chat-completions.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { RunTracker } from "./run-tracker.js";
 import { TracingCallback, tracingSettingsFromEnv, type TracingSettings } from "../tracing/tracing-callback.js";
+
+/** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
+function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
+  const coordinators = new Set(registry.getGraphNames().map((name) => registry.getGraph(name).runCoordinator));
+  return [...coordinators]
+    .filter((coordinator) => coordinator?.check !== undefined)
+    .map((coordinator, index) => ({
+      name: index === 0 ? "coordinator" : `coordinator-${index + 1}`,
+      check: () => coordinator!.check!(),
+    }));
+}
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -14,6 +26,11 @@ export interface ChatServeOptions {
   app?: FastifyInstance;
   /** The graph registry. Required. */
   graphs: GraphRegistry;
+  /**
+   * Isolation scope of interrupt checkpoints, from an authenticated tenant or principal
+   * (sync or async, non-empty). Default `"default"`: fine for single-tenant deployments only.
+   */
+  checkpointScope?: CheckpointScope;
   /** Logger options for the host app chat-serve creates (ignored with `app`). */
   logger?: FastifyServerOptions["logger"];
   /** Largest accepted chat request body in bytes (default 1 MiB). */
@@ -88,6 +105,7 @@ export class ChatServe {
     await this.app.register(chatServePlugin, {
       prefix,
       registry: this.registry,
+      checkpointScope: this.#options.checkpointScope,
       tracing: this.#tracing,
       runs: this.#runs,
       bodyLimit: this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -95,6 +113,7 @@ export class ChatServe {
       docs: options.docs ?? env.docsEnabled ?? false,
       readinessChecks: [
         { name: "graphs", check: () => this.registry.validateAll() },
+        ...coordinatorChecks(this.registry),
         ...(this.#options.readinessChecks ?? []),
       ],
       onInstance: (instance) => {

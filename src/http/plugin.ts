@@ -6,7 +6,7 @@ import { registerDocs } from "./docs.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import { resolveRequestId } from "./request-id.js";
 import type { RunTracker } from "./run-tracker.js";
-import { registerChatRoute } from "./routes/chat-completions.js";
+import { registerChatRoute, type CheckpointScope } from "./routes/chat-completions.js";
 import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { registerModelRoutes } from "./routes/models.js";
 
@@ -19,6 +19,7 @@ declare module "fastify" {
 
 export interface ChatServePluginOptions {
   registry: GraphRegistry;
+  checkpointScope?: CheckpointScope;
   tracing?: TracingCallback;
   runs: RunTracker;
   prefix: string;

@@ -4,11 +4,46 @@ import type { LoadedConfig } from "../config/load-config.js";
 import type { GraphConfigInput } from "./graph-config.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { loadModuleReference } from "./module-reference.js";
+import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
+import { backendsFromConfig, type Backends } from "../coordination/backends.js";
+import type { CheckpointScope } from "../http/routes/chat-completions.js";
+
+/** Everything a config file sets up for a server: registry, backends, checkpoint scope. */
+export interface ServerSetup {
+  registry: GraphRegistry;
+  backends: Backends;
+  checkpointScope: CheckpointScope | undefined;
+}
+
+/** Builds the backends, the registry and the checkpoint scope a config file describes. */
+export async function serverSetupFromConfig(loaded: LoadedConfig): Promise<ServerSetup> {
+  const { checkpointScope } = loaded.config;
+  const scope =
+    typeof checkpointScope === "string"
+      ? await loadModuleReference(checkpointScope, {
+          baseDir: path.dirname(loaded.filepath),
+          file: loaded.displayPath,
+          key: "checkpointScope",
+          modules: loaded.modules,
+        })
+      : checkpointScope;
+  if (scope !== undefined && typeof scope !== "function") {
+    throw new ConfigError(`${loaded.displayPath}: checkpointScope: must be a function of the request`);
+  }
+  const backends = await backendsFromConfig(loaded.config);
+  try {
+    return { registry: await registryFromConfig(loaded, backends), backends, checkpointScope: scope as CheckpointScope | undefined };
+  } catch (error) {
+    await backends.close();
+    throw error;
+  }
+}
 
 const REFERABLE_KEYS = [
   "graph",
   "clientSettings",
   "contextFactory",
+  "runCoordinator",
   "runtimeCallbacks",
   "requestToInput",
   "outputToMessage",
@@ -19,7 +54,7 @@ const REFERABLE_KEYS = [
  * entry passes the registry's validation, and every graph is resolved once, so `start`
  * and `models` report mistakes before serving.
  */
-export async function registryFromConfig(loaded: LoadedConfig): Promise<GraphRegistry> {
+export async function registryFromConfig(loaded: LoadedConfig, backends?: Backends): Promise<GraphRegistry> {
   const baseDir = path.dirname(loaded.filepath);
   const inputs: Record<string, GraphConfigInput> = {};
   for (const [modelId, entry] of Object.entries(loaded.config.graphs)) {
@@ -37,7 +72,12 @@ export async function registryFromConfig(loaded: LoadedConfig): Promise<GraphReg
     inputs[modelId] = input as unknown as GraphConfigInput;
   }
   try {
-    const registry = new GraphRegistry(inputs);
+    const registry = new GraphRegistry(
+      inputs,
+      backends === undefined
+        ? { runCoordinator: new InMemoryRunCoordinator() }
+        : { checkpointer: backends.checkpointer, runCoordinator: backends.runCoordinator, pendingRuns: backends.pendingRuns },
+    );
     await registry.validateAll();
     return registry;
   } catch (error) {

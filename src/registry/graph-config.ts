@@ -6,6 +6,7 @@ import type { ServableGraph } from "./servable-graph.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { ClientSettings, type ClientSettingsModel } from "../settings/client-settings.js";
 import type { ContextFactory } from "../settings/runtime-context.js";
+import type { RunCoordinator } from "../coordination/run-coordinator.js";
 
 /** A compiled graph, a StateGraph, or a sync or async factory returning either. */
 export type GraphSource = ServableGraph | { compile(options?: object): unknown } | (() => unknown);
@@ -26,6 +27,8 @@ export interface GraphConfigInput {
   contextFactory?: ContextFactory;
   /** Callbacks added to every run's config. The service never mutates them. */
   runtimeCallbacks?: Callbacks;
+  /** Single-flight coordinator of interrupt runs; required for `INTERRUPTS` (or a registry default). */
+  runCoordinator?: RunCoordinator;
   /** Maps the chat request to graph input. Default: `{ messages }`. */
   requestToInput?: (request: ChatCompletionRequest, messages: BaseMessage[]) => unknown;
   /** Maps graph output to the assistant message. Default: the last AI message of `output.messages`. */
@@ -41,6 +44,7 @@ export interface GraphConfig {
   readonly clientSettings?: ClientSettingsModel;
   readonly contextFactory?: ContextFactory;
   readonly runtimeCallbacks?: Callbacks;
+  readonly runCoordinator?: RunCoordinator;
   readonly requestToInput?: GraphConfigInput["requestToInput"];
   readonly outputToMessage?: GraphConfigInput["outputToMessage"];
 }
@@ -83,6 +87,12 @@ export const graphConfigSchema = z.strictObject({
       "must be a list of callback handlers or a callback manager",
     )
     .optional(),
+  runCoordinator: z
+    .custom<RunCoordinator>(
+      (value) => typeof (value as RunCoordinator | null)?.tryAcquire === "function",
+      "must be a run coordinator (InMemoryRunCoordinator, RedisRunCoordinator or PostgresRunCoordinator)",
+    )
+    .optional(),
   requestToInput: optionalFunction,
   outputToMessage: optionalFunction,
 });
@@ -98,6 +108,7 @@ export function parseGraphConfig(input: unknown): GraphConfig {
     clientSettings: parsed.clientSettings,
     contextFactory: parsed.contextFactory as ContextFactory | undefined,
     runtimeCallbacks: parsed.runtimeCallbacks,
+    runCoordinator: parsed.runCoordinator,
     requestToInput: parsed.requestToInput as GraphConfigInput["requestToInput"],
     outputToMessage: parsed.outputToMessage as GraphConfigInput["outputToMessage"],
   });

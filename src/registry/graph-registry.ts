@@ -7,6 +7,21 @@ import { resolveGraphSource } from "./resolve-graph.js";
 import type { ServableGraph } from "./servable-graph.js";
 import { ClientSettingsDefinitionError } from "../settings/client-settings.js";
 import { checkContextSchema } from "../settings/runtime-context.js";
+import { MemorySaver } from "@langchain/langgraph";
+import { GraphFeature } from "./features.js";
+import { prepareInterruptGraph } from "./interrupt-support.js";
+import type { RunCoordinator } from "../coordination/run-coordinator.js";
+import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
+
+/** Defaults for the graphs of a registry. */
+export interface GraphRegistryOptions {
+  /** Given to `INTERRUPTS` graphs compiled without a checkpointer. Default: an in-memory saver. */
+  checkpointer?: unknown;
+  /** The coordinator of `INTERRUPTS` graphs that name none themselves. No default. */
+  runCoordinator?: RunCoordinator;
+  /** The index of pending interrupt runs, beside the checkpointer. Default: in memory. */
+  pendingRuns?: PendingRunIndex;
+}
 
 const REGISTRY_BRAND = Symbol.for("chat-serve.GraphRegistry");
 
@@ -28,8 +43,16 @@ interface Entry {
 export class GraphRegistry {
   readonly [REGISTRY_BRAND] = true;
   readonly #entries = new Map<string, Entry>();
+  readonly #checkpointer: unknown;
+  readonly #runCoordinator: RunCoordinator | undefined;
+  /** Where pending interrupt runs are indexed. */
+  readonly pendingRuns: PendingRunIndex;
+  #fallbackCheckpointer: unknown;
 
-  constructor(graphs: Record<string, GraphConfigInput>) {
+  constructor(graphs: Record<string, GraphConfigInput>, options: GraphRegistryOptions = {}) {
+    this.#checkpointer = options.checkpointer;
+    this.#runCoordinator = options.runCoordinator;
+    this.pendingRuns = options.pendingRuns ?? new MemoryPendingRunIndex();
     if (graphs === null || typeof graphs !== "object") {
       throw new RegistrationError("the registry must be an object mapping model IDs to graph configurations");
     }
@@ -72,6 +95,16 @@ export class GraphRegistry {
       }
       throw error;
     }
+    if (parsed.features.has(GraphFeature.INTERRUPTS)) {
+      const runCoordinator = parsed.runCoordinator ?? this.#runCoordinator;
+      if (runCoordinator === undefined) {
+        throw new RegistrationError(
+          "has INTERRUPTS but no run coordinator: give runCoordinator (InMemoryRunCoordinator for one process)",
+          modelId,
+        );
+      }
+      parsed = Object.freeze({ ...parsed, runCoordinator });
+    }
     this.#entries.set(modelId, { config: parsed });
   }
 
@@ -94,6 +127,10 @@ export class GraphRegistry {
     if (entry.compiled === undefined) {
       entry.compiled = resolveGraphSource(name, entry.config.graph).then((graph) => {
         checkContextSchema({ model: name, ...entry.config }, graph);
+        if (entry.config.features.has(GraphFeature.INTERRUPTS)) {
+          this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();
+          prepareInterruptGraph(name, graph, this.#fallbackCheckpointer);
+        }
         return graph;
       });
       entry.compiled.catch(() => {

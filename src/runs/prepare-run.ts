@@ -8,6 +8,19 @@ import { toLangChainMessages } from "../translate/messages-in.js";
 import { UsageCollector } from "./usage.js";
 import { buildRunConfig } from "./run-config.js";
 import { resolveRuntimeContext } from "../settings/runtime-context.js";
+import { GraphConfigurationError } from "../errors/catalogue.js";
+import type { PendingRunIndex } from "../coordination/pending-run-index.js";
+import { prepareInterruptRun, type InterruptRun } from "./interrupts/interrupt-run.js";
+
+export const DEFAULT_SCOPE = "default";
+
+async function resolveScope(scope: (() => Promise<string>) | undefined): Promise<string> {
+  const value = scope === undefined ? DEFAULT_SCOPE : await scope();
+  if (typeof value !== "string" || value.length === 0) {
+    throw new GraphConfigurationError("checkpointScope must return a non-empty string");
+  }
+  return value;
+}
 
 /** The logging the runs need; a pino logger fits. */
 export interface RunLogger {
@@ -21,6 +34,8 @@ export interface RunRequestContext {
   log?: RunLogger;
   /** Added to every run beside the graph's own callbacks when tracing is on. */
   tracing?: { handler(): Promise<BaseCallbackHandler> };
+  /** The server-trusted checkpoint scope; resolved only for interrupt graphs. */
+  scope?: () => Promise<string>;
 }
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
@@ -38,6 +53,11 @@ export interface PreparedRun {
   /** Client events go on the wire: CLIENT_EVENTS feature, `v1` opt-in, and a stream. */
   clientEvents: boolean;
   log?: RunLogger;
+  /** The interrupt side of the run, for `INTERRUPTS` graphs. */
+  interrupt?: InterruptRun;
+  pendingRuns: PendingRunIndex;
+  /** Releases the run's lease, if it holds one; safe to call more than once. */
+  release: () => Promise<void>;
 }
 
 /**
@@ -56,6 +76,17 @@ export async function prepareRun(
   const input = config.requestToInput !== undefined ? await config.requestToInput(request, messages) : { messages };
   const usage = new UsageCollector();
   const tracer = context.tracing === undefined ? undefined : await context.tracing.handler();
+  let interrupt: InterruptRun | undefined;
+  if (config.features.has(GraphFeature.INTERRUPTS)) {
+    interrupt = await prepareInterruptRun({
+      model: request.model,
+      graph,
+      request,
+      scope: await resolveScope(context.scope),
+      input,
+      backends: { coordinator: config.runCoordinator!, pendingRuns: registry.pendingRuns },
+    });
+  }
   const runConfig = buildRunConfig({
     requestId: context.requestId,
     model: request.model,
@@ -63,12 +94,27 @@ export async function prepareRun(
     serviceHandlers: tracer === undefined ? [usage] : [usage, tracer],
     traced: config.runtimeCallbacks !== undefined || tracer !== undefined,
     sessionId: request.metadata.session_id,
-    signal: context.signal,
+    signal: interrupt === undefined ? context.signal : AbortSignal.any([context.signal, interrupt.lease.signal]),
     context: runtimeContext,
+    operationId: interrupt?.runId,
+    threadId: interrupt?.key,
   });
   const clientEvents =
     config.features.has(GraphFeature.CLIENT_EVENTS) &&
     request.metadata.graph_stream_events === STREAM_EVENTS_VERSION &&
     request.stream === true;
-  return { model: request.model, config, graph, request, input, runConfig, usage, clientEvents, log: context.log };
+  return {
+    model: request.model,
+    config,
+    graph,
+    request,
+    input,
+    runConfig,
+    usage,
+    clientEvents,
+    log: context.log,
+    interrupt,
+    pendingRuns: registry.pendingRuns,
+    release: interrupt === undefined ? async () => {} : () => interrupt.lease.release(),
+  };
 }

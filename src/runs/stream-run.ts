@@ -3,14 +3,18 @@ import { messageText } from "../translate/message-text.js";
 import type { ClientEventWire } from "../wire/response.js";
 import type { RunResult } from "./invoke-run.js";
 import { finalOutput } from "./output-message.js";
-import { readCustomPart } from "../events/validate-event.js";
 import type { PreparedRun } from "./prepare-run.js";
+import { readCustomPart } from "../events/validate-event.js";
+import { abandonInterruptRun, batchOutput, settleInterruptRun } from "./interrupts/interrupt-run.js";
 
 /** What a streamed run yields, in graph order. */
 export type RunStreamEvent =
   | { kind: "text"; text: string }
   | { kind: "event"; event: ClientEventWire }
   | ({ kind: "final" } & RunResult);
+
+/** The end of the graph's stream: its last root state and the text already streamed. */
+type StreamEnd = { kind: "end"; state: unknown; streamedText: string };
 
 // LangGraph's tags for model calls that must not reach a client's stream.
 const HIDDEN_TAGS = new Set(["langsmith:nostream", "langsmith:hidden", "nostream"]);
@@ -28,24 +32,20 @@ function isStreamedAssistantText(run: PreparedRun, message: BaseMessage, metadat
   return !(metadata.tags ?? []).some((tag) => HIDDEN_TAGS.has(tag));
 }
 
-/**
- * Streams one run: assistant text from the streamable nodes as it is produced, then the
- * final assistant turn. Whatever part of the final text no streamable node produced is sent
- * as one more text event, so a stream always carries the complete response's text.
- */
-export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEvent> {
-  const stream = await run.graph.stream(run.input, {
+/** Text from the streamable nodes and client events as they happen, then where the graph ended. */
+async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<RunStreamEvent | StreamEnd> {
+  const stream = await run.graph.stream(input, {
     ...run.runConfig,
     streamMode: ["messages", "custom", "values"],
     subgraphs: true,
   });
   let streamedText = "";
-  let finalState: unknown;
+  let state: unknown;
   let loggedInvalidEvent = false;
   for await (const part of stream) {
     const [namespace, mode, data] = part as [string[], string, unknown];
     if (mode === "values") {
-      if (namespace.length === 0) finalState = data;
+      if (namespace.length === 0) state = data;
     } else if (mode === "messages") {
       const [message, metadata] = data as [BaseMessage, MessageMetadata];
       if (!isStreamedAssistantText(run, message, metadata)) continue;
@@ -64,9 +64,53 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
       }
     }
   }
-  const output = await finalOutput(run.model, run.config, finalState);
-  if (output.text.startsWith(streamedText) && output.text.length > streamedText.length) {
-    yield { kind: "text", text: output.text.slice(streamedText.length) };
+  yield { kind: "end", state, streamedText };
+}
+
+/**
+ * The final assistant turn of a finished run. Whatever part of its text no streamable node
+ * produced is sent as one more text event, so a stream always carries the complete text.
+ */
+async function* completion(run: PreparedRun, end: StreamEnd): AsyncGenerator<RunStreamEvent> {
+  const output = await finalOutput(run.model, run.config, end.state);
+  if (output.text.startsWith(end.streamedText) && output.text.length > end.streamedText.length) {
+    yield { kind: "text", text: output.text.slice(end.streamedText.length) };
   }
   yield { kind: "final", output, usage: run.usage.usage() };
+}
+
+/**
+ * Streams one run: assistant text and client events as they happen, then the final
+ * assistant turn, or for an interrupt graph that paused, its batch of `graph_interrupt` calls.
+ */
+export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEvent> {
+  const { interrupt } = run;
+  if (interrupt === undefined) {
+    for await (const event of streamGraph(run, run.input)) {
+      if (event.kind === "end") yield* completion(run, event);
+      else yield event;
+    }
+    return;
+  }
+  if (interrupt.kind === "replay") {
+    yield { kind: "final", output: batchOutput(interrupt.runId, interrupt.batch), usage: undefined };
+    return;
+  }
+  // Settled: the run reached a batch or its end. Anything else (an error, a client that went
+  // away and closed this generator) abandons the run and deletes its checkpoint.
+  let settled = false;
+  try {
+    for await (const event of streamGraph(run, interrupt.input)) {
+      if (event.kind !== "end") {
+        yield event;
+        continue;
+      }
+      const batch = await settleInterruptRun(interrupt, run.graph, run.model, run.pendingRuns);
+      settled = true;
+      if (batch === undefined) yield* completion(run, event);
+      else yield { kind: "final", output: batch, usage: run.usage.usage() };
+    }
+  } finally {
+    if (!settled) await abandonInterruptRun(interrupt, run.graph, run.pendingRuns);
+  }
 }

@@ -1,4 +1,7 @@
-/** Why a value is not plain JSON data (finite numbers, no functions, cycles or BigInt), or null. */
+/**
+ * Why a value is not plain JSON data (finite numbers; no functions, cycles, BigInt, class
+ * instances or undefined values), or null. Object properties set to undefined count as absent.
+ */
 export function jsonProblem(value: unknown, path = "", seen = new Set<object>()): string | null {
   const at = path === "" ? "the value" : path;
   switch (typeof value) {
@@ -35,6 +38,8 @@ export function jsonProblem(value: unknown, path = "", seen = new Set<object>())
   }
   seen.add(object);
   for (const [key, item] of Object.entries(object)) {
+    // An absent optional field: JSON leaves the key out, nothing is changed.
+    if (item === undefined) continue;
     const problem = jsonProblem(item, path === "" ? key : `${path}.${key}`, seen);
     if (problem !== null) return problem;
   }

@@ -5,6 +5,8 @@ import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
 import { runCli, startCli, type RunningServer } from "../helpers/cli.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
+const DEMO_MODELS = ["echo", "plain", "research", "approval", "tools"];
+
 describe("chat-serve start with the repository's own config", () => {
   let server: RunningServer;
   let client: OpenAI;
@@ -16,10 +18,26 @@ describe("chat-serve start with the repository's own config", () => {
     assert.equal(await server.stop("SIGTERM"), 0);
   });
 
-  test("prints the model table and serves echo, plain and tools", async () => {
-    for (const model of ["echo", "plain", "research", "tools"]) assert.match(server.output(), new RegExp(`│ ${model}\\s`));
+  test("approval pauses with a graph_interrupt call and finishes with the human's answer", async () => {
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: "user", content: "ship it" }];
+    const paused = await client.chat.completions.create({ model: "approval", messages });
+    const calls = paused.choices[0]!.message.tool_calls!;
+    assert.equal(paused.choices[0]?.finish_reason, "tool_calls");
+    const done = await client.chat.completions.create({
+      model: "approval",
+      messages: [
+        ...messages,
+        { role: "assistant", content: null, tool_calls: calls },
+        { role: "tool", tool_call_id: calls[0]!.id, content: '{"resume": "approve"}' },
+      ],
+    });
+    assert.equal(done.choices[0]?.message.content, "Approved: going ahead with ship it.");
+  });
+
+  test("prints the model table and serves every demo model", async () => {
+    for (const model of DEMO_MODELS) assert.match(server.output(), new RegExp(`│ ${model}\\s`));
     const ids = (await client.models.list()).data.map((model) => model.id);
-    assert.deepEqual(ids, ["echo", "plain", "research", "tools"]);
+    assert.deepEqual(ids, DEMO_MODELS);
   });
 
   test("chat-serve schema research prints exactly the retrieval descriptor", async () => {
@@ -32,10 +50,10 @@ describe("chat-serve start with the repository's own config", () => {
     assert.match(none.stderr.trim(), /^error model 'echo' declares no client settings/);
     const unknown = await runCli(["schema", "nope"]);
     assert.equal(unknown.code, 1);
-    assert.match(unknown.stderr.trim(), /^error model 'nope' is not in chat-serve\.config\.ts; its models are: echo, plain, research, tools$/);
+    assert.match(unknown.stderr.trim(), /^error model 'nope' is not in chat-serve\.config\.ts; its models are: echo, plain, research, approval, tools$/);
   });
 
-  for (const model of ["echo", "plain", "research", "tools"]) {
+  for (const model of DEMO_MODELS) {
     test(`${model}: streamed text equals the complete text`, async () => {
       const messages = [{ role: "user" as const, content: "What is the weather in Oslo?" }];
       const complete = await client.chat.completions.create({ model, messages });
@@ -69,7 +87,7 @@ describe("chat-serve models", () => {
     const rows = JSON.parse(json.stdout);
     assert.deepEqual(
       rows.map((row: { id: string }) => row.id),
-      ["echo", "plain", "research", "tools"],
+      DEMO_MODELS,
     );
     assert.deepEqual(rows[0].streamableNodeNames, ["respond"]);
   });

@@ -3,7 +3,7 @@ import { loadConfig } from "../../config/load-config.js";
 import { normalizePrefix, readEnvSettings } from "../../config/env.js";
 import { ChatServe } from "../../http/chat-serve.js";
 import { tracingSettingsFromEnv } from "../../tracing/tracing-callback.js";
-import { registryFromConfig } from "../../registry/from-config.js";
+import { serverSetupFromConfig } from "../../registry/from-config.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { UserError } from "../output.js";
 
@@ -31,7 +31,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   // Refuse a tracing setup without its keys before loading anything else.
   tracingSettingsFromEnv(env);
   const loaded = await loadConfig({ configPath: options.config });
-  const registry = await registryFromConfig(loaded);
+  const { registry, backends, checkpointScope } = await serverSetupFromConfig(loaded);
   const { server } = loaded.config;
   // Precedence: flag > environment > config file > default.
   const prefix = normalizePrefix(options.prefix ?? env.prefix ?? server.prefix, options.prefix ? "--prefix" : "prefix");
@@ -40,10 +40,12 @@ export async function startCommand(options: StartOptions): Promise<void> {
 
   const serve = new ChatServe({
     graphs: registry,
+    checkpointScope,
     bodyLimit: server.bodyLimit,
     logger: { level: process.env.LOG_LEVEL ?? "info" },
   });
   const app = await serve.bind({ prefix, docs: env.docsEnabled ?? server.docs });
+  app.addHook("onClose", () => backends.close());
 
   process.stdout.write(`${chalk.bold("chat-serve")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
   process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);

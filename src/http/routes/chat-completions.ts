@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
+import type { PreparedRun } from "../../runs/prepare-run.js";
 import type { TracingCallback } from "../../tracing/tracing-callback.js";
 import { invokeRun } from "../../runs/invoke-run.js";
 import { prepareRun } from "../../runs/prepare-run.js";
@@ -12,8 +13,15 @@ import { parseChatRequest } from "../parse-chat-request.js";
 import type { RunTracker } from "../run-tracker.js";
 import { writeSse } from "../sse-writer.js";
 
+/**
+ * The server-trusted isolation scope of interrupt checkpoints, from an authenticated tenant
+ * or principal: never from request metadata or `user`. Sync or async; a non-empty string.
+ */
+export type CheckpointScope = (request: FastifyRequest) => string | Promise<string>;
+
 export interface ChatRouteOptions {
   registry: GraphRegistry;
+  checkpointScope?: CheckpointScope;
   tracing?: TracingCallback;
   runs: RunTracker;
   bodyLimit: number;
@@ -41,12 +49,15 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
         if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
       };
       reply.raw.on("close", onClose);
+      const { checkpointScope } = options;
+      let run: PreparedRun | undefined;
       try {
-        const run = await prepareRun(options.registry, body, {
+        run = await prepareRun(options.registry, body, {
           requestId: request.chatServeRequestId,
           signal: controller.signal,
           log: request.log,
           tracing: options.tracing,
+          scope: checkpointScope === undefined ? undefined : async () => checkpointScope(request),
         });
         const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
         if (body.stream !== true) {
@@ -93,6 +104,7 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
         throw error;
       } finally {
         reply.raw.off("close", onClose);
+        await run?.release();
         options.runs.finish(controller);
       }
     },

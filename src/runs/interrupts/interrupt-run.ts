@@ -1,0 +1,153 @@
+import { Command } from "@langchain/langgraph";
+import {
+  BackendUnavailableError,
+  InterruptStateConflictError,
+  RunBusyError,
+} from "../../errors/catalogue.js";
+import { isServeError } from "../../errors/serve-error.js";
+import type { PendingRunIndex } from "../../coordination/pending-run-index.js";
+import type { RunCoordinator, RunLease } from "../../coordination/run-coordinator.js";
+import type { ServableGraph } from "../../registry/servable-graph.js";
+import type { ChatCompletionRequest } from "../../wire/request.js";
+import type { AssistantOutput } from "../../translate/message-out.js";
+import { checkpointKey, resolveRunId } from "./checkpoint-key.js";
+import { encodeBatch, stateToken, toolCallIdOf, type InterruptBatch } from "./interrupt-codec.js";
+import { readResume } from "./resume-request.js";
+
+/** The interrupt side of one run, resolved before any response byte is sent. */
+export type InterruptRun = {
+  runId: string;
+  key: string;
+  lease: RunLease;
+} & (
+  | { kind: "start"; input: unknown }
+  | { kind: "resume"; input: Command }
+  | { kind: "replay"; batch: InterruptBatch }
+);
+
+export interface InterruptBackends {
+  coordinator: RunCoordinator;
+  pendingRuns: PendingRunIndex;
+}
+
+interface StateSnapshotLike {
+  config?: { configurable?: { checkpoint_id?: string } };
+  tasks?: { interrupts?: { id?: string; value?: unknown }[] }[];
+}
+
+async function backend<T>(what: string, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (isServeError(error)) throw error;
+    throw new BackendUnavailableError(`The ${what} is unavailable; retry shortly.`, { cause: error });
+  }
+}
+
+function threadConfig(key: string) {
+  return { configurable: { thread_id: key } };
+}
+
+/** The durable state of a run: whether a checkpoint exists and its pending batch, if any. */
+export async function readDurableState(
+  graph: ServableGraph,
+  key: string,
+): Promise<{ exists: boolean; batch: InterruptBatch | undefined }> {
+  const snapshot = (await backend("checkpoint store", () => graph.getState!(threadConfig(key)))) as StateSnapshotLike;
+  const checkpointId = snapshot?.config?.configurable?.checkpoint_id;
+  if (checkpointId === undefined) return { exists: false, batch: undefined };
+  const interrupts = (snapshot.tasks ?? [])
+    .flatMap((task) => task.interrupts ?? [])
+    .filter((interrupt): interrupt is { id: string; value: unknown } => typeof interrupt.id === "string");
+  return { exists: true, batch: interrupts.length === 0 ? undefined : { checkpointId, interrupts } };
+}
+
+async function deleteCheckpoint(graph: ServableGraph, key: string): Promise<void> {
+  const saver = graph.checkpointer as { deleteThread(threadId: string): Promise<void> };
+  await backend("checkpoint store", () => saver.deleteThread(key));
+}
+
+/**
+ * Resolves the run ID and checkpoint key, takes the lease (409 `run_busy` when held), and
+ * decides from durable state whether this request starts, resumes or replays the run.
+ * Every refusal happens here, before any response byte; the lease is released on refusal.
+ */
+export async function prepareInterruptRun(options: {
+  model: string;
+  graph: ServableGraph;
+  request: ChatCompletionRequest;
+  scope: string;
+  input: unknown;
+  backends: InterruptBackends;
+}): Promise<InterruptRun> {
+  const { model, graph, request, scope } = options;
+  const supplied = request.metadata.graph_run_id;
+  const resume = readResume(request.messages, supplied);
+  const runId = resume?.runId ?? resolveRunId(supplied);
+  const key = checkpointKey(scope, model, runId);
+  const lease = await backend("run coordinator", () => options.backends.coordinator.tryAcquire(key));
+  if (lease === null) throw new RunBusyError();
+  try {
+    const durable = await readDurableState(graph, key);
+    if (resume !== undefined) {
+      const { batch } = durable;
+      if (batch === undefined) {
+        throw new InterruptStateConflictError(
+          "This run has no pending interrupts: it has finished, never existed, or belongs to another scope.",
+        );
+      }
+      if (stateToken(batch) !== resume.stateToken) {
+        throw new InterruptStateConflictError("These answers are for an earlier batch of interrupts; answer the latest one.");
+      }
+      const pending = new Map(batch.interrupts.map((interrupt) => [toolCallIdOf(interrupt.id), interrupt.id]));
+      const answered = resume.answers.map((answer) => answer.toolCallId);
+      if (answered.length !== pending.size || answered.some((id) => !pending.has(id))) {
+        throw new InterruptStateConflictError("The answered tool calls do not match the pending interrupts of this run.");
+      }
+      const resumeMap = Object.fromEntries(resume.answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
+      return { runId, key, lease, kind: "resume", input: new Command({ resume: resumeMap }) };
+    }
+    if (durable.batch !== undefined) return { runId, key, lease, kind: "replay", batch: durable.batch };
+    // A checkpoint without pending interrupts is left over from a crashed run: start afresh.
+    if (durable.exists) await deleteCheckpoint(graph, key);
+    return { runId, key, lease, kind: "start", input: options.input };
+  } catch (error) {
+    await lease.release();
+    throw error;
+  }
+}
+
+/** The assistant turn that carries a batch: one `graph_interrupt` call per interrupt. */
+export function batchOutput(runId: string, batch: InterruptBatch): AssistantOutput {
+  return { text: "", toolCalls: encodeBatch(runId, batch), annotations: [], finishReason: "tool_calls" };
+}
+
+/**
+ * After the graph has run: a pending batch is kept (and indexed) and returned; a finished run
+ * has its checkpoint and index entry deleted.
+ */
+export async function settleInterruptRun(
+  run: InterruptRun,
+  graph: ServableGraph,
+  model: string,
+  pendingRuns: PendingRunIndex,
+): Promise<AssistantOutput | undefined> {
+  const { batch } = await readDurableState(graph, run.key);
+  if (batch !== undefined) {
+    const output = batchOutput(run.runId, batch);
+    await backend("pending-run index", () => pendingRuns.record({ key: run.key, model, runId: run.runId }));
+    return output;
+  }
+  await deleteCheckpoint(graph, run.key);
+  await backend("pending-run index", () => pendingRuns.remove(run.key));
+  return undefined;
+}
+
+/**
+ * A run that failed or was cancelled: its checkpoint and index entry are deleted, best
+ * effort. Not when the lease was lost, since another holder may own the run now.
+ */
+export async function abandonInterruptRun(run: InterruptRun, graph: ServableGraph, pendingRuns: PendingRunIndex): Promise<void> {
+  if (run.lease.signal.aborted) return;
+  await Promise.allSettled([deleteCheckpoint(graph, run.key), pendingRuns.remove(run.key)]);
+}

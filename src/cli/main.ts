@@ -18,7 +18,17 @@ export function buildProgram(): Command {
     .option("--host <host>", "host to listen on (default 127.0.0.1)")
     .option("-p, --port <port>", "port to listen on (default 8000)")
     .option("--prefix <prefix>", "URL prefix of the API (default /v1)")
-    .action(async (options) => (await import("./commands/start.js")).startCommand(options));
+    .option("-w, --watch", "restart when the config or a graph module changes")
+    .action(async (options) => {
+      if (options.watch === true) {
+        const flags = { config: "--config", host: "--host", port: "--port", prefix: "--prefix" } as const;
+        const args = Object.entries(flags).flatMap(([key, flag]) =>
+          options[key] === undefined ? [] : [flag, String(options[key])],
+        );
+        return (await import("./commands/watch.js")).watchCommand(args, options.config);
+      }
+      return (await import("./commands/start.js")).startCommand(options);
+    });
 
   program
     .command("models")
@@ -33,6 +43,14 @@ export function buildProgram(): Command {
     .argument("<model>", "a model ID from the config")
     .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
     .action(async (model, options) => (await import("./commands/schema.js")).schemaCommand(model, options));
+
+  program
+    .command("init")
+    .description("scaffold a runnable chat-serve project")
+    .argument("[dir]", "folder to create the project in", ".")
+    .option("-t, --template <name>", "template to copy", "default")
+    .option("--force", "write into a folder that is not empty, overwriting its files")
+    .action(async (dir, options) => (await import("./commands/init.js")).initCommand(dir, options));
 
   return program;
 }

@@ -1,0 +1,86 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { copyFile, mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { UserError } from "./output.js";
+
+const TEMPLATES_DIR = fileURLToPath(new URL("../../templates/", import.meta.url));
+const PACKAGE_JSON = fileURLToPath(new URL("../../package.json", import.meta.url));
+
+/** Files stored under another name so npm publishing and git leave them alone. */
+const RENAMED: Record<string, string> = { _gitignore: ".gitignore", _npmrc: ".npmrc" };
+
+export function templateNames(): string[] {
+  return readdirSync(TEMPLATES_DIR).filter((name) => statSync(path.join(TEMPLATES_DIR, name)).isDirectory());
+}
+
+async function listFiles(dir: string, prefix = ""): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const relative = path.join(prefix, entry.name);
+    if (entry.isDirectory()) files.push(...(await listFiles(path.join(dir, entry.name), relative)));
+    else files.push(relative);
+  }
+  return files.sort();
+}
+
+/** The dependency ranges the scaffolded package.json gets: this chat-serve and what it was built with. */
+async function versionRanges(): Promise<Record<string, string>> {
+  const own = JSON.parse(await readFile(PACKAGE_JSON, "utf8")) as {
+    version: string;
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  return {
+    ...own.devDependencies,
+    zod: own.dependencies.zod ?? "*",
+    "chat-serve": `^${own.version}`,
+  };
+}
+
+export interface ScaffoldResult {
+  dir: string;
+  written: string[];
+  overwritten: string[];
+}
+
+/**
+ * Copies a template into `dir`: `_gitignore` becomes `.gitignore`, the package is named after
+ * the folder and its dependency ranges are filled in. Refuses a non-empty folder unless
+ * `force`, and reports every file it overwrote.
+ */
+export async function scaffold(dir: string, template: string, force: boolean): Promise<ScaffoldResult> {
+  const available = templateNames();
+  if (!available.includes(template)) {
+    throw new UserError(`unknown template '${template}'; available: ${available.join(", ")}`);
+  }
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UserError(`${dir} exists and is not a folder`);
+  if (existsSync(dir) && readdirSync(dir).length > 0 && !force) {
+    throw new UserError(`${dir} is not empty; pick an empty folder, or pass --force to write over its files`);
+  }
+  const source = path.join(TEMPLATES_DIR, template);
+  const name = path.basename(path.resolve(dir)).toLowerCase().replace(/[^a-z0-9._-]+/gu, "-") || "chat-serve-app";
+  const ranges = await versionRanges();
+  const result: ScaffoldResult = { dir, written: [], overwritten: [] };
+  for (const file of await listFiles(source)) {
+    const target = path.join(path.dirname(file), RENAMED[path.basename(file)] ?? path.basename(file));
+    const destination = path.join(dir, target);
+    await mkdir(path.dirname(destination), { recursive: true });
+    if (existsSync(destination)) result.overwritten.push(target);
+    if (file === "package.json") {
+      const manifest = JSON.parse(await readFile(path.join(source, file), "utf8")) as Record<string, unknown>;
+      manifest.name = name;
+      for (const field of ["dependencies", "devDependencies"] as const) {
+        const deps = manifest[field] as Record<string, string>;
+        for (const dependency of Object.keys(deps)) deps[dependency] = ranges[dependency] ?? deps[dependency]!;
+      }
+      await writeFile(destination, `${JSON.stringify(manifest, null, 2)}\n`);
+    } else if (file === "README.md") {
+      await writeFile(destination, (await readFile(path.join(source, file), "utf8")).replaceAll("{{name}}", name));
+    } else {
+      await copyFile(path.join(source, file), destination);
+    }
+    result.written.push(target);
+  }
+  return result;
+}

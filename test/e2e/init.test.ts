@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { after, describe, test } from "node:test";
+import { REPO_ROOT, runCli } from "../helpers/cli.js";
+
+const run = promisify(execFile);
+const folders: string[] = [];
+after(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+
+function tempFolder(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), "chat-serve-init-"));
+  folders.push(folder);
+  return folder;
+}
+
+describe("chat-serve init", () => {
+  test("scaffolds a project whose own test and `chat-serve models` pass with the local chat-serve", { timeout: 300_000 }, async () => {
+    const root = tempFolder();
+    const project = path.join(root, "my-assistant");
+    const init = await runCli(["init", project]);
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(init.stdout, /next:\n {2}cd .*my-assistant\n {2}npm install\n {2}npx chat-serve start\n {2}npm test/);
+    for (const file of ["package.json", "chat-serve.config.ts", "graphs/assistant.ts", "test/assistant.test.ts", "README.md", ".gitignore"]) {
+      assert.ok(existsSync(path.join(project, file)), `${file} was written`);
+    }
+    assert.equal(existsSync(path.join(project, "_gitignore")), false);
+    const manifest = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8"));
+    assert.equal(manifest.name, "my-assistant");
+    assert.match(manifest.dependencies["chat-serve"], /^\^\d+\.\d+\.\d+$/);
+    assert.match(manifest.dependencies["@langchain/langgraph"], /^\^1\./);
+    assert.match(readFileSync(path.join(project, "README.md"), "utf8"), /^# my-assistant/);
+
+    // Install this checkout as users get it (a packed tarball), with the template's own dependencies.
+    const { stdout: packed } = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", root], { cwd: REPO_ROOT });
+    const tarball = path.join(root, packed.trim().split("\n").at(-1)!);
+    await run("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: project, timeout: 240_000 });
+
+    // The generated project's runner must not think it runs inside this test file's runner.
+    const { NODE_TEST_CONTEXT: _inner, ...env } = process.env;
+    const projectTest = await run("npm", ["test"], { cwd: project, env }).catch((error: { stdout: string; stderr: string }) => error);
+    assert.match(projectTest.stdout, /# pass 2\n# fail 0/, projectTest.stderr);
+    const models = await run(process.execPath, [path.join(project, "node_modules/chat-serve/bin/chat-serve.js"), "models", "--json"], {
+      cwd: project,
+    });
+    assert.deepEqual(JSON.parse(models.stdout).map((row: { id: string }) => row.id), ["assistant"]);
+  });
+
+  test("refuses a folder that is not empty, and --force writes over it saying so", async () => {
+    const folder = tempFolder();
+    writeFileSync(path.join(folder, "chat-serve.config.ts"), "// mine");
+    const refused = await runCli(["init", folder]);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr.trim(), `error ${folder} is not empty; pick an empty folder, or pass --force to write over its files`);
+    assert.equal(readFileSync(path.join(folder, "chat-serve.config.ts"), "utf8"), "// mine", "nothing was overwritten");
+    const forced = await runCli(["init", folder, "--force"]);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.match(forced.stdout, /chat-serve\.config\.ts \(overwritten\)/);
+    assert.notEqual(readFileSync(path.join(folder, "chat-serve.config.ts"), "utf8"), "// mine");
+  });
+
+  test("an unknown template, and a path that is a file, are clear errors", async () => {
+    const unknown = await runCli(["init", path.join(tempFolder(), "x"), "--template", "fancy"]);
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr.trim(), "error unknown template 'fancy'; available: default");
+    const file = path.join(tempFolder(), "a-file");
+    writeFileSync(file, "x");
+    const notFolder = await runCli(["init", file]);
+    assert.equal(notFolder.code, 1);
+    assert.match(notFolder.stderr, /is not a folder/);
+  });
+});

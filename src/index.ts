@@ -22,6 +22,9 @@ export { CLIENT_EVENT_TYPES, MAX_EVENT_BYTES, type ClientEventEnvelope, type Cli
 export { citationSlice, CitationIndexError, type CitationAnnotation } from "./events/citations.js";
 export { TracingCallback, type TracingSettings } from "./tracing/tracing-callback.js";
 export { InMemoryRunCoordinator } from "./coordination/in-memory-run-coordinator.js";
+export { RedisRunCoordinator, type RedisRunCoordinatorOptions } from "./coordination/redis-run-coordinator.js";
+export { PostgresRunCoordinator, type PostgresRunCoordinatorOptions } from "./coordination/postgres-run-coordinator.js";
+export { PostgresPendingRunIndex } from "./coordination/postgres-pending-run-index.js";
 export type { RunCoordinator, RunLease } from "./coordination/run-coordinator.js";
 export { MemoryPendingRunIndex, type PendingRunIndex, type PendingRunEntry } from "./coordination/pending-run-index.js";
 export type { CheckpointScope } from "./http/routes/chat-completions.js";

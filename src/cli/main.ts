@@ -19,9 +19,10 @@ export function buildProgram(): Command {
     .option("-p, --port <port>", "port to listen on (default 8000)")
     .option("--prefix <prefix>", "URL prefix of the API (default /v1)")
     .option("-w, --watch", "restart when the config or a graph module changes")
+    .option("--workers <n>", "processes serving one port (needs a postgres checkpointer and a redis or postgres coordinator)")
     .action(async (options) => {
       if (options.watch === true) {
-        const flags = { config: "--config", host: "--host", port: "--port", prefix: "--prefix" } as const;
+        const flags = { config: "--config", host: "--host", port: "--port", prefix: "--prefix", workers: "--workers" } as const;
         const args = Object.entries(flags).flatMap(([key, flag]) =>
           options[key] === undefined ? [] : [flag, String(options[key])],
         );
@@ -43,6 +44,15 @@ export function buildProgram(): Command {
     .argument("<model>", "a model ID from the config")
     .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
     .action(async (model, options) => (await import("./commands/schema.js")).schemaCommand(model, options));
+
+  program
+    .command("purge-pending")
+    .description("delete pending interrupt checkpoints idle for longer than a duration")
+    .requiredOption("--older-than <duration>", "idle time, e.g. 90m, 12h, 7d")
+    .option("--dry-run", "list what would be removed without removing it")
+    .option("--json", "print JSON instead of a table")
+    .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+    .action(async (options) => (await import("./commands/purge-pending.js")).purgePendingCommand(options));
 
   program
     .command("init")

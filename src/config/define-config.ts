@@ -27,12 +27,31 @@ const graphEntrySchema = z.strictObject({
   outputToMessage: valueOrReference("a function").optional(),
 });
 
-const checkpointerSchema = z.discriminatedUnion("kind", [z.strictObject({ kind: z.literal("memory") })], {
-  error: 'must be { kind: "memory" }',
-});
-const coordinatorSchema = z.discriminatedUnion("kind", [z.strictObject({ kind: z.literal("memory") })], {
-  error: 'must be { kind: "memory" }',
-});
+const postgresUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
+const checkpointerSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.strictObject({ kind: z.literal("memory") }),
+    z.strictObject({ kind: z.literal("postgres"), url: postgresUrl, schema: z.string().min(1).default("public") }),
+  ],
+  { error: 'kind must be "memory" or "postgres"' },
+);
+const coordinatorSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.strictObject({ kind: z.literal("memory") }),
+    z.strictObject({
+      kind: z.literal("redis"),
+      url: z.string().regex(/^rediss?:\/\//u, "must be a redis:// URL"),
+      leaseTtlMs: z.int().min(1_000).default(30_000),
+      keyPrefix: z.string().min(1).default("chat-serve:lease:"),
+    }),
+    z.strictObject({ kind: z.literal("postgres"), url: postgresUrl, maxConcurrentLeases: z.int().min(1).default(10) }),
+  ],
+  { error: 'kind must be "memory", "redis" or "postgres"' },
+);
 
 export const configSchema = z.strictObject({
   server: z
@@ -80,9 +99,12 @@ export interface ChatServeConfig {
     bodyLimit?: number;
   };
   /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
-  checkpointer?: { kind: "memory" };
+  checkpointer?: { kind: "memory" } | { kind: "postgres"; url: string; schema?: string };
   /** The run coordinator of interrupt graphs. Default memory (one process only). */
-  coordinator?: { kind: "memory" };
+  coordinator?:
+    | { kind: "memory" }
+    | { kind: "redis"; url: string; leaseTtlMs?: number; keyPrefix?: string }
+    | { kind: "postgres"; url: string; maxConcurrentLeases?: number };
   /**
    * The server-trusted isolation scope of interrupt checkpoints (sync or async), from an
    * authenticated tenant or principal; never from request metadata. Default `"default"`.

@@ -1,17 +1,20 @@
+import cluster from "node:cluster";
 import chalk from "chalk";
 import { loadConfig } from "../../config/load-config.js";
 import { normalizePrefix, readEnvSettings } from "../../config/env.js";
 import { ChatServe } from "../../http/chat-serve.js";
-import { tracingSettingsFromEnv } from "../../tracing/tracing-callback.js";
 import { serverSetupFromConfig } from "../../registry/from-config.js";
+import { tracingSettingsFromEnv } from "../../tracing/tracing-callback.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { UserError } from "../output.js";
+import { runPrimary } from "./cluster-primary.js";
 
 export interface StartOptions {
   config?: string;
   host?: string;
   port?: string;
   prefix?: string;
+  workers?: string;
 }
 
 /** How long open streams may take to finish after SIGINT/SIGTERM before they are aborted. */
@@ -25,11 +28,30 @@ function parsePort(value: string): number {
   return port;
 }
 
-/** `chat-serve start`: validate, print the model table, listen, shut down gracefully. */
+function parseWorkers(value: string | undefined): number {
+  if (value === undefined) return 1;
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
+    throw new UserError(`--workers must be a whole number from 1 to 256 (got '${value}')`);
+  }
+  return workers;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+}
+
+/**
+ * `chat-serve start`: validate the config and the backends, print the model table, listen,
+ * shut down gracefully. With `--workers N`, the first process validates and sets up the
+ * backends once, then runs N workers behind one port.
+ */
 export async function startCommand(options: StartOptions): Promise<void> {
   const env = readEnvSettings();
   // Refuse a tracing setup without its keys before loading anything else.
   tracingSettingsFromEnv(env);
+  const workers = parseWorkers(options.workers);
+  const isWorker = cluster.isWorker;
   const loaded = await loadConfig({ configPath: options.config });
   const { registry, backends, checkpointScope } = await serverSetupFromConfig(loaded);
   const { server } = loaded.config;
@@ -38,27 +60,49 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const host = options.host ?? server.host;
   const port = options.port === undefined ? server.port : parsePort(options.port);
 
+  if (!isWorker) {
+    if (workers > 1 && (!backends.durable || !backends.distributed)) {
+      await backends.close();
+      throw new UserError(
+        `--workers ${workers} needs state shared between processes: set checkpointer to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.displayPath}`,
+      );
+    }
+    try {
+      await backends.setup();
+      await backends.checkpointerCheck?.();
+      await backends.runCoordinator.check?.();
+    } catch (error) {
+      await backends.close();
+      throw new UserError(`cannot reach the checkpointer or coordinator of ${loaded.displayPath}: ${firstLine(error)}`);
+    }
+    process.stdout.write(`${chalk.bold("chat-serve")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
+    process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);
+    if (workers > 1) {
+      await backends.close();
+      return runPrimary({ workers, host, prefix });
+    }
+  }
+
   const serve = new ChatServe({
     graphs: registry,
     checkpointScope,
     bodyLimit: server.bodyLimit,
     logger: { level: process.env.LOG_LEVEL ?? "info" },
+    readinessChecks: backends.checkpointerCheck === undefined ? [] : [{ name: "checkpointer", check: backends.checkpointerCheck }],
   });
   const app = await serve.bind({ prefix, docs: env.docsEnabled ?? server.docs });
   app.addHook("onClose", () => backends.close());
-
-  process.stdout.write(`${chalk.bold("chat-serve")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
-  process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);
   let address: string;
   try {
     address = await app.listen({ host, port });
   } catch (error) {
     const code = (error as { code?: string }).code;
+    await backends.close();
     if (code === "EADDRINUSE") throw new UserError(`port ${port} on ${host} is already in use; pass --port to pick another`);
     if (code === "EADDRNOTAVAIL") throw new UserError(`cannot listen on host '${host}'; pass --host`);
     throw error;
   }
-  process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
+  if (!isWorker) process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -67,7 +111,9 @@ export async function startCommand(options: StartOptions): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    process.stdout.write(`${chalk.dim(`${signal}: letting open requests finish (at most ${SHUTDOWN_GRACE_MS / 1000}s)`)}\n`);
+    if (!isWorker) {
+      process.stdout.write(`${chalk.dim(`${signal}: letting open requests finish (at most ${SHUTDOWN_GRACE_MS / 1000}s)`)}\n`);
+    }
     const grace = setTimeout(() => serve.abortRuns(), SHUTDOWN_GRACE_MS);
     grace.unref();
     await app.close();

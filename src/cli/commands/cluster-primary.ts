@@ -1,0 +1,40 @@
+import cluster, { type Worker } from "node:cluster";
+import chalk from "chalk";
+
+/**
+ * The first process of `start --workers N`: forks N workers that share one port (node:cluster),
+ * prints one `ready` line when all listen, replaces a worker that crashes, and passes
+ * SIGINT/SIGTERM on so every worker shuts down gracefully.
+ */
+export async function runPrimary(options: { workers: number; host: string; prefix: string }): Promise<void> {
+  let stopping = false;
+  let listening = 0;
+  const fork = () => cluster.fork();
+
+  cluster.on("listening", (_worker: Worker, address) => {
+    listening += 1;
+    if (listening === options.workers) {
+      const host = address.address ?? options.host;
+      process.stdout.write(
+        `${chalk.green("ready")} http://${host}:${address.port}${options.prefix}  ${chalk.dim(`(${options.workers} workers, Ctrl+C to stop)`)}\n`,
+      );
+    }
+  });
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    process.stdout.write(`${chalk.yellow("worker")} ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
+    fork();
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stdout.write(`${chalk.dim(`${signal}: stopping ${options.workers} workers`)}\n`);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  for (let index = 0; index < options.workers; index += 1) fork();
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import { once as onceEvent } from "node:events";
+import { Redis, type RedisOptions } from "ioredis";
+import { once, type RunCoordinator, type RunLease } from "./run-coordinator.js";
+
+// Renew and release only while the key still holds our token, atomically.
+const RENEW = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+
+export interface RedisRunCoordinatorOptions {
+  /** An ioredis client to use (it stays yours to close), or a URL to connect to. */
+  redis?: Redis;
+  url?: string;
+  /** Lease lifetime; renewed every third of it while the run lives. Default 30 s. */
+  leaseTtlMs?: number;
+  /** Prefix of the lease keys. Default `chat-serve:lease:`. */
+  keyPrefix?: string;
+}
+
+/**
+ * Leases in Redis, shared by every process and host that uses the same Redis: a lease is
+ * `SET key token NX PX ttl`, renewed while the run lives and released by compare-and-delete.
+ * A renewal that fails (Redis gone, or the key taken after expiry) aborts the run; a crashed
+ * holder's key frees itself after the TTL.
+ */
+export class RedisRunCoordinator implements RunCoordinator {
+  readonly #redis: Redis;
+  readonly #ownsClient: boolean;
+  readonly #ttlMs: number;
+  readonly #prefix: string;
+
+  constructor(options: RedisRunCoordinatorOptions) {
+    this.#ttlMs = options.leaseTtlMs ?? 30_000;
+    this.#prefix = options.keyPrefix ?? "chat-serve:lease:";
+    if (options.redis !== undefined) {
+      this.#redis = options.redis;
+      this.#ownsClient = false;
+    } else {
+      if (options.url === undefined) throw new TypeError("RedisRunCoordinator needs a redis client or a url");
+      const clientOptions: RedisOptions = {
+        // Fail at once while disconnected instead of queueing: a request gets 503, not a hang.
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 5_000,
+      };
+      this.#redis = new Redis(options.url, clientOptions);
+      this.#ownsClient = true;
+      // Connection errors surface on commands (as 503s); the client reconnects by itself.
+      this.#redis.on("error", () => {});
+    }
+  }
+
+  /**
+   * Waits for the first connection (commands are not queued while disconnected). A client
+   * that is reconnecting after an outage does not wait: its commands fail at once.
+   */
+  async #connected(): Promise<void> {
+    const { status } = this.#redis;
+    if (status !== "wait" && status !== "connecting" && status !== "connect") return;
+    if (status === "wait") this.#redis.connect().catch(() => {});
+    const timeout = AbortSignal.timeout(5_000);
+    await onceEvent(this.#redis, "ready", { signal: timeout }).catch(() => {});
+  }
+
+  async tryAcquire(key: string): Promise<RunLease | null> {
+    await this.#connected();
+    const redisKey = `${this.#prefix}${key}`;
+    const token = randomUUID();
+    const acquired = await this.#redis.set(redisKey, token, "PX", this.#ttlMs, "NX");
+    if (acquired !== "OK") return null;
+    const controller = new AbortController();
+    const renew = async () => {
+      try {
+        const renewed = await this.#redis.eval(RENEW, 1, redisKey, token, String(this.#ttlMs));
+        if (renewed !== 1) controller.abort(new Error("the run's lease was taken by another holder"));
+      } catch (error) {
+        controller.abort(new Error("the run's lease could not be renewed", { cause: error }));
+      }
+      if (controller.signal.aborted) clearInterval(timer);
+    };
+    const timer = setInterval(() => void renew(), Math.max(100, Math.floor(this.#ttlMs / 3)));
+    timer.unref();
+    return {
+      key,
+      signal: controller.signal,
+      release: once(async () => {
+        clearInterval(timer);
+        try {
+          await this.#redis.eval(RELEASE, 1, redisKey, token);
+        } catch {
+          // Redis is unreachable: the key expires after its TTL.
+        }
+      }),
+    };
+  }
+
+  async check(): Promise<void> {
+    await this.#connected();
+    await this.#redis.ping();
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsClient) this.#redis.disconnect();
+  }
+}

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import OpenAI from "openai";
+import pg from "pg";
+import { RedisRunCoordinator } from "../../src/coordination/redis-run-coordinator.js";
+import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
+import { runCli, startCli } from "../helpers/cli.js";
+import { distributedProject } from "../helpers/distributed-project.js";
+import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
+import { POSTGRES_URL, REDIS_URL, dropSchema, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+
+const redisStatus = await requireRedis();
+const postgresStatus = await requirePostgres();
+const skip = redisStatus.skip || postgresStatus.skip;
+const cleanups: (() => Promise<void> | void)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+function project() {
+  const schema = uniqueSchema();
+  const keyPrefix = uniquePrefix();
+  const coordinator = `{ kind: "redis", url: ${JSON.stringify(REDIS_URL)}, keyPrefix: ${JSON.stringify(keyPrefix)} }`;
+  const made = distributedProject({ coordinator, schema, postgresUrl: POSTGRES_URL });
+  cleanups.push(made.cleanup, () => dropSchema(schema));
+  return { ...made, schema, keyPrefix, env: { COUNTER_REDIS_URL: REDIS_URL, COUNTER_KEY: `${keyPrefix}count` } };
+}
+
+describe("chat-serve purge-pending", { skip, timeout: 60_000 }, () => {
+  test("removes idle pending runs from Postgres; --dry-run removes nothing; a run whose lease is held is skipped", async () => {
+    const { dir, schema, keyPrefix, env } = project();
+    const server = await startCli([], { cwd: dir, env });
+    cleanups.push(() => void server.stop("SIGKILL"));
+    const client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
+    const runs = [randomUUID(), randomUUID()];
+    for (const runId of runs) {
+      const paused = await client.chat.completions.create({ model: "counter", messages: [{ role: "user", content: "go" }], metadata: { graph_run_id: runId } });
+      assert.equal(paused.choices[0]?.finish_reason, "tool_calls");
+    }
+    const keys = runs.map((runId) => checkpointKey("default", "counter", runId));
+    const database = new pg.Client({ connectionString: POSTGRES_URL });
+    await database.connect();
+    cleanups.push(() => database.end());
+    const state = async (key: string) => {
+      const checkpoints = await database.query(`SELECT count(*)::int AS n FROM "${schema}".checkpoints WHERE thread_id = $1`, [key]);
+      const index = await database.query(`SELECT count(*)::int AS n FROM "${schema}".chat_serve_pending_runs WHERE key = $1`, [key]);
+      return { checkpoints: checkpoints.rows[0].n as number, indexed: index.rows[0].n as number };
+    };
+    for (const key of keys) assert.ok((await state(key)).checkpoints > 0 && (await state(key)).indexed === 1);
+
+    await sleep(1_100);
+    const dryRun = await runCli(["purge-pending", "--older-than", "1s", "--dry-run", "--json"], { cwd: dir, env });
+    assert.equal(dryRun.code, 0, dryRun.stderr);
+    assert.deepEqual(
+      JSON.parse(dryRun.stdout).map((row: { runId: string; outcome: string }) => [row.runId, row.outcome]).sort(),
+      runs.map((runId) => [runId, "would remove"]).sort(),
+    );
+    for (const key of keys) assert.equal((await state(key)).indexed, 1, "a dry run removes nothing");
+
+    const holder = new RedisRunCoordinator({ url: REDIS_URL, keyPrefix });
+    cleanups.push(() => holder.close());
+    const lease = await holder.tryAcquire(keys[1]!);
+    assert.ok(lease);
+    const purge = await runCli(["purge-pending", "--older-than", "1s"], { cwd: dir, env });
+    assert.equal(purge.code, 0, purge.stderr);
+    assert.match(purge.stdout, /removed 1 of 2 pending runs/);
+    assert.match(purge.stdout, /skipped: in use/);
+    assert.deepEqual(await state(keys[0]!), { checkpoints: 0, indexed: 0 });
+    assert.equal((await state(keys[1]!)).indexed, 1, "the run in use was skipped");
+    await lease.release();
+
+    const rest = await runCli(["purge-pending", "--older-than", "1s", "--json"], { cwd: dir, env });
+    assert.deepEqual(JSON.parse(rest.stdout).map((row: { outcome: string }) => row.outcome), ["removed"]);
+    assert.deepEqual(await state(keys[1]!), { checkpoints: 0, indexed: 0 });
+    const none = await runCli(["purge-pending", "--older-than", "1s"], { cwd: dir, env });
+    assert.match(none.stdout, /no pending runs idle for more than 1s/);
+  });
+
+  test("with the memory checkpointer it explains where pending runs live; a bad duration is one line", async () => {
+    const memory = tempProject({
+      "chat-serve.config.ts": `export default { graphs: { echo: { graph: "./g.ts:graph", description: "x" } } };`,
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    cleanups.push(memory.cleanup);
+    const result = await runCli(["purge-pending", "--older-than", "1h"], { cwd: memory.dir });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr.trim(), /^error chat-serve\.config\.ts uses the memory checkpointer: pending runs live only inside the running server/);
+    const bad = await runCli(["purge-pending", "--older-than", "soon"], { cwd: memory.dir });
+    assert.equal(bad.stderr.trim(), "error --older-than must be a duration like 90m, 12h or 7d (got 'soon')");
+  });
+});
+
+describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
+  test("N workers serve one port and share interrupt runs", async () => {
+    const { dir, env } = project();
+    const server = await startCli(["--workers", "2"], { cwd: dir, env });
+    cleanups.push(() => void server.stop("SIGKILL"));
+    assert.match(server.output(), /\(2 workers/);
+    const client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
+    const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: "user", content: "go" }];
+    for (let round = 0; round < 3; round += 1) {
+      const paused = await client.chat.completions.create({ model: "counter", messages: history });
+      const calls = paused.choices[0]!.message.tool_calls!;
+      const done = await client.chat.completions.create({
+        model: "counter",
+        messages: [...history, { role: "assistant", content: null, tool_calls: calls }, { role: "tool", tool_call_id: calls[0]!.id, content: "yes" }],
+      });
+      assert.equal(done.choices[0]?.message.content, "done");
+    }
+    assert.equal(await server.stop("SIGTERM"), 0);
+  });
+
+  test("refused with the memory coordinator or checkpointer", async () => {
+    const memory = tempProject({
+      "chat-serve.config.ts": `export default { graphs: { echo: { graph: "./g.ts:graph", description: "x" } } };`,
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    cleanups.push(memory.cleanup);
+    const result = await runCli(["start", "--port", "0", "--workers", "2"], { cwd: memory.dir });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr.trim(), /^error --workers 2 needs state shared between processes/);
+  });
+});

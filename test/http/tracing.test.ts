@@ -9,6 +9,8 @@ import { echoGraph } from "../fixtures/graphs.js";
 import { startReceiver, type ReceivedRequest } from "../helpers/loopback-receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { runCli } from "../helpers/cli.js";
+import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
+import { graph as approvalGraph } from "../../demo/graphs/approval.js";
 
 class CountingHandler extends BaseCallbackHandler {
   name = "counting";
@@ -55,6 +57,12 @@ describe("Langfuse tracing against a loopback receiver", () => {
         echo: { graph: echoGraph, description: "Echo", streamableNodeNames: ["respond"], runtimeCallbacks: registeredList },
         managed: { graph: echoGraph, description: "Echo with a manager", runtimeCallbacks: registeredManager },
         bare: { graph: echoGraph, description: "Echo without callbacks" },
+        approval: {
+          graph: approvalGraph,
+          description: "Interrupts",
+          features: ["INTERRUPTS"],
+          runCoordinator: new InMemoryRunCoordinator(),
+        },
       },
       { tracing: { publicKey: "pk-lf-test", secretKey: "sk-lf-test", baseUrl: receiver.url } },
     );
@@ -101,6 +109,17 @@ describe("Langfuse tracing against a loopback receiver", () => {
     assert.deepEqual(roots.map((span) => attribute(span, "langfuse.observation.metadata.svc.model")).sort(), ["bare", "managed"]);
     assert.equal(managerHandler.llmEnds, 1);
     assert.deepEqual(registeredManager.handlers, [managerHandler]);
+  });
+
+  test("an interrupt run's trace carries its operation ID", async () => {
+    receiver.requests.length = 0;
+    const paused = await client.chat.completions.create({ model: "approval", messages: [{ role: "user", content: "go" }] });
+    const call = paused.choices[0]!.message.tool_calls![0] as { function: { arguments: string } };
+    const runId = JSON.parse(call.function.arguments).run_id as string;
+    await server.serve.tracing!.flush();
+    const root = spansOf(receiver.requests).find((span) => span.name === "svc.chat_completion");
+    assert.ok(root);
+    assert.equal(attribute(root, "langfuse.observation.metadata.svc.operation_id"), runId);
   });
 });
 

@@ -5,5 +5,15 @@ if (major < 20 || (major === 20 && minor < 19)) {
   process.stderr.write(`chat-serve needs Node.js 20.19 or newer; this is ${process.versions.node}.\n`);
   process.exit(1);
 }
-const { main } = await import("../dist/cli/main.js");
+const cli = new URL("../dist/cli/main.js", import.meta.url);
+let main;
+try {
+  ({ main } = await import(cli.href));
+} catch (error) {
+  if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes(cli.pathname)) {
+    process.stderr.write("chat-serve is not built yet: run `npm run build` in its folder (npm install does it too).\n");
+    process.exit(1);
+  }
+  throw error;
+}
 await main();

@@ -2,7 +2,7 @@ import type { AssistantOutput } from "../translate/message-out.js";
 import type { Usage } from "../wire/response.js";
 import { finalOutput } from "./output-message.js";
 import type { PreparedRun } from "./prepare-run.js";
-import { abandonInterruptRun, batchOutput, settleInterruptRun } from "./interrupts/interrupt-run.js";
+import { abandonInterruptRun, batchOutput, runFailure, settleInterruptRun } from "./interrupts/interrupt-run.js";
 
 export interface RunResult {
   output: AssistantOutput;
@@ -24,6 +24,8 @@ export async function invokeRun(run: PreparedRun): Promise<RunResult> {
     const batch = await settleInterruptRun(interrupt, run.graph, run.model, run.pendingRuns);
     settled = true;
     return { output: batch ?? (await finalOutput(run.model, run.config, state)), usage: run.usage.usage() };
+  } catch (error) {
+    throw runFailure(interrupt, error);
   } finally {
     if (!settled) await abandonInterruptRun(interrupt, run.graph, run.pendingRuns);
   }

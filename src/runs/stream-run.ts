@@ -5,7 +5,7 @@ import type { RunResult } from "./invoke-run.js";
 import { finalOutput } from "./output-message.js";
 import type { PreparedRun } from "./prepare-run.js";
 import { readCustomPart } from "../events/validate-event.js";
-import { abandonInterruptRun, batchOutput, settleInterruptRun } from "./interrupts/interrupt-run.js";
+import { abandonInterruptRun, batchOutput, runFailure, settleInterruptRun } from "./interrupts/interrupt-run.js";
 
 /** What a streamed run yields, in graph order. */
 export type RunStreamEvent =
@@ -110,6 +110,8 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
       if (batch === undefined) yield* completion(run, event);
       else yield { kind: "final", output: batch, usage: run.usage.usage() };
     }
+  } catch (error) {
+    throw runFailure(interrupt, error);
   } finally {
     if (!settled) await abandonInterruptRun(interrupt, run.graph, run.pendingRuns);
   }

@@ -151,3 +151,11 @@ export async function abandonInterruptRun(run: InterruptRun, graph: ServableGrap
   if (run.lease.signal.aborted) return;
   await Promise.allSettled([deleteCheckpoint(graph, run.key), pendingRuns.remove(run.key)]);
 }
+
+/** The error a run failed with, as the client should see it: a lost lease is a backend outage. */
+export function runFailure(run: InterruptRun, error: unknown): unknown {
+  if (!run.lease.signal.aborted || isServeError(error)) return error;
+  return new BackendUnavailableError("This run lost its lease to the run coordinator and was stopped; retry it.", {
+    cause: error,
+  });
+}

@@ -7,6 +7,7 @@ import { ConfigError } from "../errors/catalogue.js";
 import { describeFirstIssue } from "./describe-issue.js";
 import { configSchema, type ParsedConfig } from "./define-config.js";
 import { ModuleLoader } from "./module-loader.js";
+import { firstLine } from "../errors/first-line.js";
 
 export const CONFIG_FILE_NAMES = [
   "chat-serve.config.ts",
@@ -24,10 +25,6 @@ export interface LoadedConfig {
   config: ParsedConfig;
   /** Loads the modules the config refers to, sharing the config's module cache. */
   modules: ModuleLoader;
-}
-
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 }
 
 /**

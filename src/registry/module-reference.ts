@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../errors/catalogue.js";
 import type { ModuleLoader } from "../config/module-loader.js";
+import { firstLine } from "../errors/first-line.js";
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/u;
 
@@ -33,7 +34,7 @@ export async function loadModuleReference(
   try {
     loaded = await options.modules.load(absolute);
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    const reason = firstLine(error);
     throw new ConfigError(`${where}: importing '${modulePath}' failed: ${reason}`, { cause: error });
   }
   if (!(exportName in loaded) || loaded[exportName] === undefined) {

@@ -1,12 +1,8 @@
 import { ChunkBuilder } from "../translate/chunk-builder.js";
+import type { CompletionIdentity } from "../translate/completion.js";
 import type { ChatCompletionChunk } from "../wire/response.js";
 import type { RunStreamEvent } from "./stream-run.js";
 
-export interface CompletionIdentity {
-  id: string;
-  created: number;
-  model: string;
-}
 
 /**
  * Turns a run's events into the chunks of a streamed chat completion: the role chunk, text

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { firstLine } from "../errors/first-line.js";
 
 interface ZodInternals {
   _zod: { def: Record<string, unknown> & { type: string } };
@@ -68,7 +69,7 @@ export function representationProblem(schema: z.ZodType): string | null {
   try {
     z.toJSONSchema(schema, { unrepresentable: "throw", io: "output" });
   } catch (error) {
-    return `client settings must round-trip through JSON: ${(error as Error).message.split("\n")[0]}`;
+    return `client settings must round-trip through JSON: ${firstLine(error)}`;
   }
   return null;
 }

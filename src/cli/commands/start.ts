@@ -8,6 +8,7 @@ import { tracingSettingsFromEnv } from "../../tracing/tracing-callback.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { UserError } from "../output.js";
 import { runPrimary } from "./cluster-primary.js";
+import { firstLine } from "../../errors/first-line.js";
 
 export interface StartOptions {
   config?: string;
@@ -35,10 +36,6 @@ function parseWorkers(value: string | undefined): number {
     throw new UserError(`--workers must be a whole number from 1 to 256 (got '${value}')`);
   }
   return workers;
-}
-
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 }
 
 /**

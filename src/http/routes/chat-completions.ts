@@ -7,7 +7,7 @@ import { invokeRun } from "../../runs/invoke-run.js";
 import { prepareRun } from "../../runs/prepare-run.js";
 import { streamRun } from "../../runs/stream-run.js";
 import { toCompletionChunks } from "../../runs/stream-chunks.js";
-import type { ChatCompletion } from "../../wire/response.js";
+import { toChatCompletion } from "../../translate/completion.js";
 import { errorBody, toServeError } from "../error-mapper.js";
 import { parseChatRequest } from "../parse-chat-request.js";
 import type { RunTracker } from "../run-tracker.js";
@@ -62,33 +62,15 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
         const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
         if (body.stream !== true) {
           const { output, usage } = await invokeRun(run);
-          const completion: ChatCompletion = {
-            ...identity,
-            object: "chat.completion",
-            choices: [
-              {
-                index: 0,
-                message: {
-                  role: "assistant",
-                  content: output.text === "" && output.toolCalls.length > 0 ? null : output.text,
-                  refusal: null,
-                  ...(output.toolCalls.length > 0 ? { tool_calls: output.toolCalls } : {}),
-                  annotations: output.annotations,
-                },
-                finish_reason: output.finishReason,
-                logprobs: null,
-              },
-            ],
-          };
-          if (usage !== undefined) completion.usage = usage;
-          return completion;
+          return toChatCompletion(identity, output, usage);
         }
         const includeUsage = body.stream_options?.include_usage === true;
         await writeSse(reply, toCompletionChunks(streamRun(run), identity, includeUsage), {
           keepAliveMs: options.keepAliveMs,
           errorFrame: (error) => {
             const serveError = toServeError(error);
-            if (!controller.signal.aborted || serveError.status >= 500) {
+            // A client that left caused the failure itself; there is nothing to report.
+            if (serveError.status >= 500 && !clientGone(reply)) {
               request.log.error({ err: error }, "the stream failed after it had begun");
             }
             return errorBody(serveError);

@@ -2,8 +2,11 @@
 // fastify route in the same process that calls the same graph directly (the floor).
 // Reports ratios to that floor, because absolute numbers on a shared machine are noise.
 //
-//   npm run bench                     5 s per case, 10 connections
-//   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 npm run bench
+// The machine is shared and noisy, so each case runs in several short rounds that alternate
+// with its floor, and the ratio reported is the median of the per-round ratios.
+//
+//   npm run bench                     5 rounds of 2 s per side, 10 connections
+//   BENCH_ROUNDS=9 BENCH_SECONDS=3 BENCH_CONNECTIONS=32 npm run bench
 import autocannon, { type Result } from "autocannon";
 import Fastify from "fastify";
 import { HumanMessage } from "@langchain/core/messages";
@@ -11,7 +14,8 @@ import { ChatServe } from "../src/http/chat-serve.js";
 import { GraphRegistry } from "../src/registry/graph-registry.js";
 import { graph } from "../demo/graphs/echo.js";
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const seconds = Number(process.env.BENCH_SECONDS ?? 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const prompt = "the quick brown fox jumps over the lazy dog";
 
@@ -50,31 +54,63 @@ async function measure(url: string, body: unknown): Promise<Result> {
   });
 }
 
-function row(name: string, result: Result, floor?: Result) {
-  const ratio = floor === undefined ? "1.00 (floor)" : (result.requests.average / floor.requests.average).toFixed(2);
-  return {
-    case: name,
-    "req/s": Math.round(result.requests.average),
-    "p50 ms": result.latency.p50,
-    "p99 ms": result.latency.p99,
-    errors: result.errors + result.non2xx,
-    "throughput vs floor": ratio,
+interface Side {
+  requests: number[];
+  p50: number[];
+  p99: number[];
+  errors: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Alternates the floor and chat-serve for several rounds; the order flips every round. */
+async function compare(floorUrl: string, floorBody: unknown, servedUrl: string, servedBody: unknown) {
+  const sides: Record<"floor" | "served", Side> = {
+    floor: { requests: [], p50: [], p99: [], errors: 0 },
+    served: { requests: [], p50: [], p99: [], errors: 0 },
   };
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? (["floor", "served"] as const) : (["served", "floor"] as const);
+    const results: Partial<Record<"floor" | "served", Result>> = {};
+    for (const side of order) {
+      results[side] = await measure(side === "floor" ? floorUrl : servedUrl, side === "floor" ? floorBody : servedBody);
+    }
+    for (const side of ["floor", "served"] as const) {
+      const result = results[side]!;
+      sides[side].requests.push(result.requests.average);
+      sides[side].p50.push(result.latency.p50);
+      sides[side].p99.push(result.latency.p99);
+      sides[side].errors += result.errors + result.non2xx;
+    }
+    ratios.push(results.served!.requests.average / results.floor!.requests.average);
+  }
+  return { sides, ratio: median(ratios), spread: [Math.min(...ratios), Math.max(...ratios)] };
+}
+
+function rows(name: string, comparison: Awaited<ReturnType<typeof compare>>) {
+  const row = (label: string, side: Side, ratio: string) => ({
+    case: label,
+    "req/s": Math.round(median(side.requests)),
+    "p50 ms": median(side.p50),
+    "p99 ms": median(side.p99),
+    errors: side.errors,
+    "throughput vs floor": ratio,
+  });
+  const [low, high] = comparison.spread;
+  return [
+    row(`floor: ${name}`, comparison.sides.floor, "1.00"),
+    row(`chat-serve: ${name}`, comparison.sides.served, `${comparison.ratio.toFixed(2)} (${low!.toFixed(2)}–${high!.toFixed(2)})`),
+  ];
 }
 
 const floor = await floorApp();
 const served = await chatServeApp();
 const chatBody = (stream: boolean) => ({ model: "echo", stream, messages: [{ role: "user", content: prompt }] });
 
-console.log(`chat-serve bench: ${seconds}s per case, ${connections} connections, node ${process.version}`);
-const floorComplete = await measure(`${floor}/complete`, { text: prompt });
-const serveComplete = await measure(`${served}/v1/chat/completions`, chatBody(false));
-const floorStream = await measure(`${floor}/stream`, { text: prompt });
-const serveStream = await measure(`${served}/v1/chat/completions`, chatBody(true));
-console.table([
-  row("floor: graph.invoke on a bare route", floorComplete),
-  row("chat-serve: complete", serveComplete, floorComplete),
-  row("floor: graph.stream on a bare route", floorStream),
-  row("chat-serve: streaming", serveStream, floorStream),
-]);
+console.log(`chat-serve bench: ${rounds} rounds of ${seconds}s per side, ${connections} connections, node ${process.version}`);
+const complete = await compare(`${floor}/complete`, { text: prompt }, `${served}/v1/chat/completions`, chatBody(false));
+const streaming = await compare(`${floor}/stream`, { text: prompt }, `${served}/v1/chat/completions`, chatBody(true));
+console.table([...rows("complete", complete), ...rows("streaming", streaming)]);
+console.log("req/s and latencies are medians over the rounds; the ratio is the median per-round ratio (min–max).");
 process.exit(0);

@@ -18,6 +18,11 @@ export class UsageCollector extends BaseCallbackHandler {
   name = "chat_serve_usage";
   // Awaited so the totals are complete when the run returns, even with background callbacks.
   override awaitHandlers = true;
+  // Only model calls matter; skipping every other event keeps the per-run cost low.
+  override ignoreChain = true;
+  override ignoreAgent = true;
+  override ignoreRetriever = true;
+  override ignoreCustomEvent = true;
   #reported = false;
   #prompt = 0;
   #completion = 0;

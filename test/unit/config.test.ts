@@ -60,12 +60,17 @@ describe("loading the config file", () => {
     assert.deepEqual(loaded.config.server, { host: "127.0.0.1", port: 8000, prefix: "/v1", docs: false, bodyLimit: 1_048_576 });
   });
 
-  test(".mjs and .json configs, and --config pointing elsewhere", async () => {
+  test(".mjs, .mts and .json configs, and --config pointing elsewhere", async () => {
     const mjs = project({
       "chat-serve.config.mjs": `export default { graphs: { e: { graph: "./g.ts:graph", description: "from mjs" } } };`,
       "g.ts": ECHO_GRAPH_MODULE,
     });
     assert.equal((await load(mjs)).getGraph("e").description, "from mjs");
+    const mts = project({
+      "chat-serve.config.mts": `const description: string = "from mts"; export default { graphs: { e: { graph: "./g.ts:graph", description } } };`,
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    assert.equal((await load(mts)).getGraph("e").description, "from mts");
     const json = project({
       "chat-serve.config.json": JSON.stringify({ graphs: { e: { graph: "./g.ts:graph", description: "from json" } } }),
       "g.ts": ECHO_GRAPH_MODULE,

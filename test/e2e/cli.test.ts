@@ -144,6 +144,19 @@ export default { graphs: { research: { graph: "./g.ts:graph", description: "x", 
   });
 });
 
+describe("flags", () => {
+  test("--prefix and --host override the config file", async () => {
+    const server = await startCli(["--prefix", "/api/openai/", "--host", "127.0.0.1"]);
+    try {
+      assert.match(server.baseURL, /^http:\/\/127\.0\.0\.1:\d+\/api\/openai$/);
+      const models = (await (await fetch(`${server.baseURL}/models`)).json()) as { data: unknown[] };
+      assert.equal(models.data.length, DEMO_MODELS.length);
+    } finally {
+      assert.equal(await server.stop("SIGTERM"), 0);
+    }
+  });
+});
+
 describe("graceful shutdown", () => {
   test("SIGTERM lets an open stream finish, then exits 0", async () => {
     const { dir, cleanup } = tempProject({

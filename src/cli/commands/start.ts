@@ -39,6 +39,19 @@ function parseWorkers(value: string | undefined): number {
 }
 
 /**
+ * Readable log lines in a terminal, JSON lines otherwise (and with `LOG_FORMAT=json`), at
+ * `LOG_LEVEL` (default info).
+ */
+function loggerOptions() {
+  const level = process.env.LOG_LEVEL ?? "info";
+  if (process.stdout.isTTY !== true || process.env.LOG_FORMAT === "json") return { level };
+  return {
+    level,
+    transport: { target: "pino-pretty", options: { translateTime: "HH:MM:ss", ignore: "pid,hostname" } },
+  };
+}
+
+/**
  * `chat-serve start`: validate the config and the backends, print the model table, listen,
  * shut down gracefully. With `--workers N`, the first process validates and sets up the
  * backends once, then runs N workers behind one port.
@@ -84,7 +97,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     graphs: registry,
     checkpointScope,
     bodyLimit: server.bodyLimit,
-    logger: { level: process.env.LOG_LEVEL ?? "info" },
+    logger: loggerOptions(),
     readinessChecks: backends.checkpointerCheck === undefined ? [] : [{ name: "checkpointer", check: backends.checkpointerCheck }],
   });
   const app = await serve.bind({ prefix, docs: env.docsEnabled ?? server.docs });

@@ -1,6 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import { z } from "zod";
+import { chatCompletionRequestSchema, messageSchemaByRole } from "../wire/request.js";
+
+// Documentation only: requests are validated by the route with the same zod schemas.
+const chatRequestDocument = z.toJSONSchema(
+  chatCompletionRequestSchema.extend({ messages: z.array(z.union(Object.values(messageSchemaByRole))).min(1) }),
+  { io: "input", target: "openapi-3.0", unrepresentable: "any" },
+);
 
 function redocPage(specUrl: string): string {
   return `<!doctype html>
@@ -20,7 +28,10 @@ export async function registerDocs(app: FastifyInstance, prefix: string): Promis
       info: { title: "chat-serve", description: "LangGraph graphs served as chat-completions models", version: "1" },
       servers: [{ url: prefix === "" ? "/" : prefix }],
     },
-    transform: ({ schema, url }) => ({ schema, url: url.startsWith(prefix) ? url.slice(prefix.length) || "/" : url }),
+    transform: ({ schema, url, route }) => ({
+      schema: route.method === "POST" && url.endsWith("/chat/completions") ? { ...schema, body: chatRequestDocument } : schema,
+      url: url.startsWith(prefix) ? url.slice(prefix.length) || "/" : url,
+    }),
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());

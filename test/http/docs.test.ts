@@ -28,6 +28,8 @@ test("with docs enabled, /docs, /redoc and /openapi.json describe the mounted ap
   assert.ok(paths.includes("/chat/completions"), paths.join(","));
   assert.ok(paths.includes("/models/{model}"), paths.join(","));
   assert.ok(!paths.some((path) => path.includes("host-only")));
+  const body = spec.paths["/chat/completions"].post.requestBody.content["application/json"].schema;
+  assert.ok(body.properties.model && body.properties.messages, "the request body is documented");
   assert.equal((await app.inject("/v1/docs")).statusCode < 400, true);
   const redoc = await app.inject("/v1/redoc");
   assert.equal(redoc.statusCode, 200);

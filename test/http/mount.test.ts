@@ -78,3 +78,22 @@ test("the prefix comes from SVC_CHAT_API_PREFIX when bind() is given none, and m
   }
   await assert.rejects(new ChatServe({ graphs: registry() }).bind({ prefix: "v2" }), /must start with '\/'/);
 });
+
+test("hooks added to openaiApp after bind() guard the mounted app only (authentication, say)", async () => {
+  const host = Fastify();
+  host.get("/", async () => ({ open: true }));
+  const serve = new ChatServe({ app: host, graphs: new GraphRegistry({ echo: { graph: echoGraph, description: "Echo" } }) });
+  await serve.bind({ prefix: "/openai/v1" });
+  serve.openaiApp.addHook("onRequest", async (request, reply) => {
+    if (request.headers.authorization !== "Bearer secret") {
+      return reply.code(401).send({ error: { message: "Invalid API key.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+    }
+  });
+  await host.ready();
+  const refused = await host.inject("/openai/v1/models");
+  assert.equal(refused.statusCode, 401);
+  assert.ok(refused.headers["x-request-id"], "the service's own hooks ran first");
+  assert.equal((await host.inject({ url: "/openai/v1/models", headers: { authorization: "Bearer secret" } })).statusCode, 200);
+  assert.equal((await host.inject("/")).statusCode, 200);
+  await host.close();
+});

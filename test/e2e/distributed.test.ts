@@ -94,11 +94,16 @@ for (const [name, coordinator] of Object.entries(coordinators)) {
       const calls = paused.choices[0]!.message.tool_calls as ToolCall[];
       // Server 0 takes the resume and holds the lease while its node sleeps.
       void clients[0]!.chat.completions.create({ model: "counter", messages: resumeMessages(history, calls) }).catch(() => undefined);
-      await sleep(500);
-      await assert.rejects(
-        clients[1]!.chat.completions.create({ model: "counter", messages: resumeMessages(history, calls) }),
-        (error: InstanceType<typeof OpenAI.APIError>) => error.code === "run_busy",
-      );
+      // Repeating the initial request touches nothing: it answers run_busy once server 0 holds the lease.
+      const holdDeadline = Date.now() + 10_000;
+      for (;;) {
+        const busy = await clients[1]!.chat.completions
+          .create({ model: "counter", messages: history, metadata: { graph_run_id: runId } })
+          .then(() => false, (error: { code?: string }) => error.code === "run_busy");
+        if (busy) break;
+        if (Date.now() > holdDeadline) throw new Error("server 0 never took the lease");
+        await sleep(50);
+      }
       await servers[0]!.stop("SIGKILL");
       // Redis frees the key after its TTL; Postgres frees the lock when the connection dies.
       const deadline = Date.now() + 10_000;

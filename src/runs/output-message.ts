@@ -16,7 +16,7 @@ export async function outputToMessage(model: string, config: GraphConfig, output
   if (config.outputToMessage !== undefined) {
     const message = await config.outputToMessage(output);
     if (!isMessage(message)) {
-      throw new GraphConfigurationError(`outputToMessage of model '${model}' must return a LangChain message`);
+      throw new GraphConfigurationError(`outputToMessage of model '${model}' must return a LangChain message.`);
     }
     return message;
   }
@@ -24,12 +24,12 @@ export async function outputToMessage(model: string, config: GraphConfig, output
   const last = Array.isArray(messages) ? messages.at(-1) : undefined;
   if (!isMessage(last)) {
     throw new GraphConfigurationError(
-      `the output of model '${model}' has no 'messages' list; return messages from the graph or set outputToMessage`,
+      `The output of model '${model}' has no 'messages' list; return messages from the graph or set outputToMessage.`,
     );
   }
   if (last.type !== "ai") {
     throw new GraphConfigurationError(
-      `the last message in the output of model '${model}' is a '${last.type}' message, not an AI message; end the graph with an assistant reply or set outputToMessage`,
+      `The last message in the output of model '${model}' is a '${last.type}' message, not an AI message; end the graph with an assistant reply or set outputToMessage.`,
     );
   }
   return last;
@@ -42,7 +42,7 @@ export async function finalOutput(model: string, config: GraphConfig, output: un
     return toAssistantOutput(message);
   } catch (error) {
     if (error instanceof CitationIndexError) {
-      throw new GraphConfigurationError(`model '${model}' returned an invalid citation: ${error.message}`, { cause: error });
+      throw new GraphConfigurationError(`Model '${model}' returned an invalid citation: ${error.message}.`, { cause: error });
     }
     throw error;
   }

@@ -17,7 +17,7 @@ export const DEFAULT_SCOPE = "default";
 async function resolveScope(scope: (() => Promise<string>) | undefined): Promise<string> {
   const value = scope === undefined ? DEFAULT_SCOPE : await scope();
   if (typeof value !== "string" || value.length === 0) {
-    throw new GraphConfigurationError("checkpointScope must return a non-empty string");
+    throw new GraphConfigurationError("checkpointScope must return a non-empty string.");
   }
   return value;
 }

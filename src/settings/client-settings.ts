@@ -127,17 +127,17 @@ export class ClientSettings<Schema extends z.ZodObject = z.ZodObject, T extends 
       sent = JSON.parse(text);
     } catch {
       throw new InvalidClientSettingsError(
-        `metadata.${SETTINGS_METADATA_KEY} is not valid JSON; send the settings as one JSON object, e.g. {"depth":3}`,
+        `metadata.${SETTINGS_METADATA_KEY} is not valid JSON; send the settings as one JSON object, e.g. {"depth":3}.`,
       );
     }
     if (sent === null || typeof sent !== "object" || Array.isArray(sent)) {
-      throw new InvalidClientSettingsError(`metadata.${SETTINGS_METADATA_KEY} must be a JSON object of settings`);
+      throw new InvalidClientSettingsError(`metadata.${SETTINGS_METADATA_KEY} must be a JSON object of settings.`);
     }
     const notJson = jsonProblem(sent);
-    if (notJson !== null) throw new InvalidClientSettingsError(`invalid client settings: ${notJson}`);
+    if (notJson !== null) throw new InvalidClientSettingsError(`Invalid client settings: ${notJson}.`);
     const result = this.schema.safeParse({ ...structuredClone(defaults), ...sent }) as z.ZodSafeParseResult<T>;
     if (!result.success) {
-      throw new InvalidClientSettingsError(`invalid client settings: ${describeFirstIssue(result.error)}`);
+      throw new InvalidClientSettingsError(`Invalid client settings: ${describeFirstIssue(result.error)}.`);
     }
     return deepFreeze(result.data);
   }

@@ -50,7 +50,7 @@ export async function resolveRuntimeContext(
   if (context === null || context === undefined) return undefined;
   if (contextSchemaOf(graph) === undefined) {
     throw new GraphConfigurationError(
-      `the contextFactory of model '${inputs.model}' returned a context, but its graph declares no context schema`,
+      `The contextFactory of model '${inputs.model}' returned a context, but its graph declares no context schema.`,
     );
   }
   return context;

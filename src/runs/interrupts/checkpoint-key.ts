@@ -7,8 +7,8 @@ const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 /** A run ID from `metadata.graph_run_id` (a non-nil UUID), or a new one. */
 export function resolveRunId(supplied: string | undefined): string {
   if (supplied === undefined) return randomUUID();
-  if (!UUID.test(supplied)) throw new InvalidRunIdError(`metadata.graph_run_id must be a UUID (got ${JSON.stringify(supplied)})`);
-  if (supplied === NIL_UUID) throw new InvalidRunIdError("metadata.graph_run_id must not be the nil UUID");
+  if (!UUID.test(supplied)) throw new InvalidRunIdError(`metadata.graph_run_id must be a UUID (got ${JSON.stringify(supplied)}).`);
+  if (supplied === NIL_UUID) throw new InvalidRunIdError("metadata.graph_run_id must not be the nil UUID.");
   return supplied.toLowerCase();
 }
 

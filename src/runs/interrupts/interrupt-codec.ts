@@ -44,7 +44,7 @@ export function encodeBatch(runId: string, batch: InterruptBatch): WireToolCallO
   return batch.interrupts.map((interrupt) => {
     const problem = jsonProblem(interrupt.value, "payload");
     if (problem !== null) {
-      throw new InvalidInterruptPayloadError(`the graph interrupted with a value JSON cannot carry: ${problem}`);
+      throw new InvalidInterruptPayloadError(`The graph interrupted with a value JSON cannot carry: ${problem}.`);
     }
     const args: InterruptArguments = { run_id: runId, state_token: token, payload: interrupt.value };
     return {

@@ -39,12 +39,12 @@ function parseArguments(raw: string, callId: string): InterruptArguments {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new InvalidResumeError(`the arguments of graph_interrupt call ${callId} are not JSON; send them back unchanged`);
+    throw new InvalidResumeError(`The arguments of graph_interrupt call ${callId} are not JSON; send them back unchanged.`);
   }
   const args = parsed as Partial<InterruptArguments> | null;
   if (typeof args !== "object" || args === null || !isRunId(args.run_id) || typeof args.state_token !== "string") {
     throw new InvalidResumeError(
-      `the arguments of graph_interrupt call ${callId} lack run_id or state_token; send them back unchanged`,
+      `The arguments of graph_interrupt call ${callId} lack run_id or state_token; send them back unchanged.`,
     );
   }
   return args as InterruptArguments;
@@ -66,34 +66,34 @@ export function readResume(messages: readonly ChatMessage[], suppliedRunId: stri
   const interruptCalls = calls.filter((call) => call.function.name === INTERRUPT_TOOL_NAME);
   if (interruptCalls.length === 0) return undefined;
   if (interruptCalls.length !== calls.length) {
-    throw new InvalidResumeError("the assistant message mixes graph_interrupt calls with other tool calls; answer them separately");
+    throw new InvalidResumeError("The assistant message mixes graph_interrupt calls with other tool calls; answer them separately.");
   }
 
   const callIds = new Set(calls.map((call) => call.id));
   const answered = new Map<string, ToolMessage>();
   for (const message of toolMessages) {
     if (!callIds.has(message.tool_call_id)) {
-      throw new InvalidResumeError(`tool message answers '${message.tool_call_id}', which is not a call of the preceding assistant message`);
+      throw new InvalidResumeError(`A tool message answers '${message.tool_call_id}', which is not a call of the preceding assistant message.`);
     }
     if (answered.has(message.tool_call_id)) {
-      throw new InvalidResumeError(`graph_interrupt call '${message.tool_call_id}' is answered more than once`);
+      throw new InvalidResumeError(`The graph_interrupt call '${message.tool_call_id}' is answered more than once.`);
     }
     answered.set(message.tool_call_id, message);
   }
   const missing = calls.filter((call) => !answered.has(call.id)).map((call) => call.id);
   if (missing.length > 0) {
-    throw new InvalidResumeError(`answer every graph_interrupt call of the batch; missing: ${missing.join(", ")}`);
+    throw new InvalidResumeError(`Answer every graph_interrupt call of the batch; missing: ${missing.join(", ")}.`);
   }
 
   const parsed = calls.map((call) => parseArguments(call.function.arguments, call.id));
   const runIds = new Set(parsed.map((args) => args.run_id.toLowerCase()));
   const tokens = new Set(parsed.map((args) => args.state_token));
   if (runIds.size !== 1 || tokens.size !== 1) {
-    throw new InvalidResumeError("the graph_interrupt calls of one resume must come from one batch of one run");
+    throw new InvalidResumeError("The graph_interrupt calls of one resume must come from one batch of one run.");
   }
   const [runId] = runIds as unknown as [string];
   if (suppliedRunId !== undefined && suppliedRunId.toLowerCase() !== runId) {
-    throw new InvalidResumeError("metadata.graph_run_id does not match the run the graph_interrupt calls belong to");
+    throw new InvalidResumeError("metadata.graph_run_id does not match the run the graph_interrupt calls belong to.");
   }
   return {
     runId,

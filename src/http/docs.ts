@@ -4,11 +4,13 @@ import swaggerUi from "@fastify/swagger-ui";
 import { z } from "zod";
 import { chatCompletionRequestSchema, messageSchemaByRole } from "../wire/request.js";
 
-// Documentation only: requests are validated by the route with the same zod schemas.
-const chatRequestDocument = z.toJSONSchema(
-  chatCompletionRequestSchema.extend({ messages: z.array(z.union(Object.values(messageSchemaByRole))).min(1) }),
-  { io: "input", target: "openapi-3.0", unrepresentable: "any" },
-);
+/** Documentation only: requests are validated by the route with the same zod schemas. */
+function chatRequestDocument() {
+  return z.toJSONSchema(
+    chatCompletionRequestSchema.extend({ messages: z.array(z.union(Object.values(messageSchemaByRole))).min(1) }),
+    { io: "input", target: "openapi-3.0", unrepresentable: "any" },
+  );
+}
 
 function redocPage(specUrl: string): string {
   return `<!doctype html>
@@ -23,13 +25,14 @@ function redocPage(specUrl: string): string {
  * only: the plugins are registered inside its encapsulated context.
  */
 export async function registerDocs(app: FastifyInstance, prefix: string): Promise<void> {
+  const requestBody = chatRequestDocument();
   await app.register(swagger, {
     openapi: {
       info: { title: "chat-serve", description: "LangGraph graphs served as chat-completions models", version: "1" },
       servers: [{ url: prefix === "" ? "/" : prefix }],
     },
     transform: ({ schema, url, route }) => ({
-      schema: route.method === "POST" && url.endsWith("/chat/completions") ? { ...schema, body: chatRequestDocument } : schema,
+      schema: route.method === "POST" && url.endsWith("/chat/completions") ? { ...schema, body: requestBody } : schema,
       url: url.startsWith(prefix) ? url.slice(prefix.length) || "/" : url,
     }),
   });

@@ -2,7 +2,6 @@ import type { FastifyInstance } from "fastify";
 import { UnknownUrlError } from "../errors/catalogue.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
-import { registerDocs } from "./docs.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import { resolveRequestId } from "./request-id.js";
 import type { RunTracker } from "./run-tracker.js";
@@ -58,7 +57,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     return reply.status(serveError.status).send(errorBody(serveError));
   });
 
-  if (options.docs) await registerDocs(app, options.prefix);
+  // The docs plugins load only when docs are on.
+  if (options.docs) await (await import("./docs.js")).registerDocs(app, options.prefix);
   const created = Math.floor(Date.now() / 1000);
   registerModelRoutes(app, options.registry, created);
   registerChatRoute(app, options);

@@ -24,12 +24,22 @@ interface MessageMetadata {
   tags?: string[];
 }
 
-function isStreamedAssistantText(run: PreparedRun, message: BaseMessage, metadata: MessageMetadata): boolean {
+/**
+ * Text from a listed node, or from any node inside a listed subgraph node: the stream
+ * namespace names the enclosing nodes as `node:taskId`.
+ */
+function isStreamedAssistantText(
+  run: PreparedRun,
+  namespace: readonly string[],
+  message: BaseMessage,
+  metadata: MessageMetadata,
+): boolean {
   if (message.type !== "ai") return false;
-  if (metadata.langgraph_node === undefined || !run.config.streamableNodeNames.includes(metadata.langgraph_node)) {
-    return false;
-  }
-  return !(metadata.tags ?? []).some((tag) => HIDDEN_TAGS.has(tag));
+  const listed = run.config.streamableNodeNames;
+  const fromListedNode =
+    (metadata.langgraph_node !== undefined && listed.includes(metadata.langgraph_node)) ||
+    namespace.some((segment) => listed.includes(segment.split(":")[0] ?? ""));
+  return fromListedNode && !(metadata.tags ?? []).some((tag) => HIDDEN_TAGS.has(tag));
 }
 
 /** Text from the streamable nodes and client events as they happen, then where the graph ended. */
@@ -48,7 +58,7 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
       if (namespace.length === 0) state = data;
     } else if (mode === "messages") {
       const [message, metadata] = data as [BaseMessage, MessageMetadata];
-      if (!isStreamedAssistantText(run, message, metadata)) continue;
+      if (!isStreamedAssistantText(run, namespace, message, metadata)) continue;
       const text = messageText(message);
       if (text === "") continue;
       streamedText += text;

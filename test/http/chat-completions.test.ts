@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-import { echoGraph, nestedStreamGraph, partialStreamGraph, twoStepGraph } from "../fixtures/graphs.js";
+import { echoGraph, nestedStreamGraph, nostreamGraph, partialStreamGraph, twoStepGraph } from "../fixtures/graphs.js";
 import { graph as plainGraph } from "../../demo/graphs/plain.js";
 import { graph as toolsGraph } from "../../demo/graphs/tools.js";
 
@@ -17,6 +17,7 @@ before(async () => {
     partial: { graph: partialStreamGraph(), description: "Streams part", streamableNodeNames: ["respond"] },
     plain: { graph: plainGraph, description: "Plain" },
     nested: { graph: nestedStreamGraph(), description: "Streams from a subgraph", streamableNodeNames: ["agent"] },
+    nostream: { graph: nostreamGraph(), description: "Hides one model call", streamableNodeNames: ["respond"] },
     tools: { graph: toolsGraph, description: "Tools", streamableNodeNames: ["agent"], features: ["CLIENT_EVENTS"] },
   });
   client = new OpenAI({ baseURL: server.baseURL, apiKey: "any value works", maxRetries: 0 });
@@ -40,7 +41,7 @@ describe("models", () => {
   test("models.list returns every graph with the summary extension and no settings descriptor", async () => {
     const page = await client.models.list();
     const ids = page.data.map((model) => model.id);
-    assert.deepEqual(ids, ["echo", "two-step", "partial", "plain", "nested", "tools"]);
+    assert.deepEqual(ids, ["echo", "two-step", "partial", "plain", "nested", "nostream", "tools"]);
     const raw = (await (await fetch(`${server.baseURL}/models`)).json()) as { data: Record<string, any>[] };
     assertMatchesOpenAI("ListModelsResponse", raw);
     const tools = raw.data.find((model) => model.id === "tools")!;
@@ -167,6 +168,13 @@ describe("streaming", () => {
     const deltas = chunks.map((chunk) => chunk.choices[0]?.delta.content).filter((content) => content);
     assert.deepEqual(deltas, ["nested: ", "deep ", "inside"]);
     assert.equal(text, "nested: deep inside");
+  });
+
+  test("model calls tagged nostream never reach the stream, even in a streamable node", async () => {
+    const { chunks, text } = await streamed("nostream", "x");
+    const deltas = chunks.map((chunk) => chunk.choices[0]?.delta.content).filter((content) => content);
+    assert.deepEqual(deltas, ["public ", "answer"]);
+    assert.equal(text, "public answer");
   });
 
   test("tokens of a node that is not streamable never reach the stream", async () => {

@@ -14,7 +14,7 @@ export type RunStreamEvent =
   | ({ kind: "final" } & RunResult);
 
 /** The end of the graph's stream: its last root state and the text already streamed. */
-type StreamEnd = { kind: "end"; state: unknown; streamedText: string };
+export type StreamEnd = { kind: "end"; state: unknown; streamedText: string };
 
 // LangGraph's tags for model calls that must not reach a client's stream.
 const HIDDEN_TAGS = new Set(["langsmith:nostream", "langsmith:hidden", "nostream"]);
@@ -43,7 +43,7 @@ function isStreamedAssistantText(
 }
 
 /** Text from the streamable nodes and client events as they happen, then where the graph ended. */
-async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<RunStreamEvent | StreamEnd> {
+export async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<RunStreamEvent | StreamEnd> {
   const stream = await run.graph.stream(input, {
     ...run.runConfig,
     streamMode: ["messages", "custom", "values"],
@@ -118,7 +118,7 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
       const batch = await settleInterruptRun(interrupt, run.graph, run.model, run.pendingRuns);
       settled = true;
       if (batch === undefined) yield* completion(run, event);
-      else yield { kind: "final", output: batch, usage: run.usage.usage() };
+      else yield { kind: "final", output: { ...batch, text: event.streamedText }, usage: run.usage.usage() };
     }
   } catch (error) {
     throw runFailure(interrupt, error);

@@ -18,6 +18,7 @@ import {
   parallelGraph,
   sequentialGraph,
   slowBeforeInterruptGraph,
+  speakThenAskGraph,
   type Counter,
 } from "../fixtures/interrupt-graphs.js";
 
@@ -45,6 +46,7 @@ before(async () => {
       "fail-after-resume": interruptGraph(failAfterResumeGraph()),
       "bad-payload": interruptGraph(badPayloadGraph()),
       "slow-before": interruptGraph(slowBeforeInterruptGraph(slowProbe)),
+      "speak-then-ask": { ...interruptGraph(speakThenAskGraph()), streamableNodeNames: ["intro"] },
     },
     { runCoordinator: coordinator, checkpointer: saver },
   );
@@ -150,6 +152,21 @@ describe("pause, answer, finish", () => {
     }
     assert.equal(text, "Approved: going ahead with archive the logs.");
     assert.equal(finish, "stop");
+  });
+
+  test("text streamed before a pause is the same in the complete response, beside the batch", async () => {
+    const complete = await ask("speak-then-ask", [user("go")]);
+    assert.equal(complete.choices[0]?.message.content, "Let me check with you first.");
+    assert.equal(interruptCalls(complete).length, 1);
+    const stream = await client.chat.completions.create({ model: "speak-then-ask", messages: [user("go")], stream: true });
+    let text = "";
+    let calls = 0;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      calls += chunk.choices[0]?.delta.tool_calls?.length ?? 0;
+    }
+    assert.equal(text, "Let me check with you first.");
+    assert.equal(calls, 1);
   });
 
   test("a two-interrupt parallel batch is answered in one round trip", async () => {

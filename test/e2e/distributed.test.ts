@@ -35,7 +35,14 @@ async function twoServers(coordinator: string, firstServerEnv: Record<string, st
   const redis = new Redis(REDIS_URL);
   cleanups.push(() => redis.disconnect());
   const clients = servers.map((server) => new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 }));
-  return { servers, clients, count: async () => Number((await redis.get(counterKey)) ?? 0), schema, dir: project.dir };
+  return {
+    servers,
+    clients,
+    count: async () => Number((await redis.get(counterKey)) ?? 0),
+    holding: async () => (await redis.get(`${counterKey}:holding`)) === "1",
+    schema,
+    dir: project.dir,
+  };
 }
 
 function resumeMessages(history: Message[], calls: ToolCall[]): Message[] {
@@ -87,23 +94,23 @@ for (const [name, coordinator] of Object.entries(coordinators)) {
     });
 
     test("kill -9 of the process holding a lease: the run is resumed elsewhere, its checkpoint intact", async () => {
-      const { servers, clients, count } = await twoServers(coordinator(), { HOLD_AFTER_ANSWER_MS: "30000" });
+      const { servers, clients, count, holding } = await twoServers(coordinator(), { HOLD_AFTER_ANSWER_MS: "30000" });
       const history: Message[] = [{ role: "user", content: "go" }];
       const runId = randomUUID();
       const paused = await clients[0]!.chat.completions.create({ model: "counter", messages: history, metadata: { graph_run_id: runId } });
       const calls = paused.choices[0]!.message.tool_calls as ToolCall[];
       // Server 0 takes the resume and holds the lease while its node sleeps.
       void clients[0]!.chat.completions.create({ model: "counter", messages: resumeMessages(history, calls) }).catch(() => undefined);
-      // Repeating the initial request touches nothing: it answers run_busy once server 0 holds the lease.
-      const holdDeadline = Date.now() + 10_000;
-      for (;;) {
-        const busy = await clients[1]!.chat.completions
-          .create({ model: "counter", messages: history, metadata: { graph_run_id: runId } })
-          .then(() => false, (error: { code?: string }) => error.code === "run_busy");
-        if (busy) break;
-        if (Date.now() > holdDeadline) throw new Error("server 0 never took the lease");
+      // The graph marks in Redis when server 0 is holding the resumed run (and its lease).
+      const holdDeadline = Date.now() + 15_000;
+      while (!(await holding())) {
+        if (Date.now() > holdDeadline) throw new Error("server 0 never started the resumed run");
         await sleep(50);
       }
+      await assert.rejects(
+        clients[1]!.chat.completions.create({ model: "counter", messages: resumeMessages(history, calls) }),
+        (error: InstanceType<typeof OpenAI.APIError>) => error.code === "run_busy",
+      );
       await servers[0]!.stop("SIGKILL");
       // Redis frees the key after its TTL; Postgres frees the lock when the connection dies.
       const deadline = Date.now() + 10_000;

@@ -12,8 +12,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export const graph = new StateGraph(MessagesAnnotation)
   .addNode("ask", async () => {
     const answer = interrupt({ question: "Proceed?" });
-    // Holds the run (and its lease) after the answer, before the node finishes.
-    await sleep(Number(process.env.HOLD_AFTER_ANSWER_MS ?? 0));
+    // Holds the run (and its lease) after the answer, before the node finishes; says so in Redis.
+    const hold = Number(process.env.HOLD_AFTER_ANSWER_MS ?? 0);
+    if (hold > 0) {
+      await redis.set(process.env.COUNTER_KEY + ":holding", "1");
+      await sleep(hold);
+    }
     return { messages: [new AIMessage("answer: " + JSON.stringify(answer))] };
   })
   .addNode("after", async () => {

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import OpenAI from "openai";
+import { startCli } from "../helpers/cli.js";
+import { distributedProject } from "../helpers/distributed-project.js";
+import { POSTGRES_URL, REDIS_URL, dropSchema, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import { TcpProxy } from "../helpers/tcp-proxy.js";
+
+const skip = (await requirePostgres()).skip || (await requireRedis()).skip;
+const cleanups: (() => Promise<unknown> | void)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+test("Postgres going away gives 503 backend_unavailable for interrupt graphs; service returns by itself", { skip, timeout: 90_000 }, async () => {
+  const target = new URL(POSTGRES_URL);
+  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+  await proxy.start();
+  cleanups.push(() => proxy.stop());
+  const viaProxy = new URL(POSTGRES_URL);
+  viaProxy.host = `127.0.0.1:${proxy.port}`;
+  const schema = uniqueSchema();
+  const project = distributedProject({
+    coordinator: `{ kind: "postgres", url: ${JSON.stringify(viaProxy.href)}, maxConcurrentLeases: 5 }`,
+    schema,
+    postgresUrl: viaProxy.href,
+  });
+  cleanups.push(project.cleanup, () => dropSchema(schema));
+  const server = await startCli([], { cwd: project.dir, env: { COUNTER_REDIS_URL: REDIS_URL, COUNTER_KEY: `${uniquePrefix()}n` } });
+  cleanups.push(() => void server.stop("SIGKILL"));
+  const client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0, timeout: 15_000 });
+  const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: "user", content: "go" }] });
+
+  assert.equal((await ask("counter")).choices[0]?.finish_reason, "tool_calls");
+
+  await proxy.stop();
+  const started = performance.now();
+  await assert.rejects(ask("counter"), (error: InstanceType<typeof OpenAI.APIError>) => {
+    assert.equal(error.status, 503, String(error));
+    assert.equal(error.code, "backend_unavailable");
+    return true;
+  });
+  assert.ok(performance.now() - started < 8_000, "refused promptly, not after a hang");
+  const ready = await fetch(`${server.baseURL}/ready`);
+  assert.equal(ready.status, 503);
+  const checks = ((await ready.json()) as { checks: Record<string, string> }).checks;
+  assert.equal(checks.checkpointer, "unavailable");
+  assert.equal((await ask("echo")).choices[0]?.message.content, "echo: go", "graphs without interrupts keep working");
+
+  await proxy.start();
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      assert.equal((await ask("counter")).choices[0]?.finish_reason, "tool_calls");
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(250);
+    }
+  }
+  assert.equal((await fetch(`${server.baseURL}/ready`)).status, 200);
+});

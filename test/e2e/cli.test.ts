@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { createServer } from "node:net";
 import OpenAI from "openai";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
 import { runCli, startCli, type RunningServer } from "../helpers/cli.js";
@@ -153,6 +154,21 @@ describe("flags", () => {
       assert.equal(models.data.length, DEMO_MODELS.length);
     } finally {
       assert.equal(await server.stop("SIGTERM"), 0);
+    }
+  });
+});
+
+describe("a port in use", () => {
+  test("is one clear line, not a stack", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const result = await runCli(["start", "--port", String(port)]);
+      assert.equal(result.code, 1);
+      assert.equal(result.stderr.trim(), `error port ${port} on 127.0.0.1 is already in use; pass --port to pick another`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
     }
   });
 });

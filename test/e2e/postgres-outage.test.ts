@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
 import { startCli } from "../helpers/cli.js";
+import { eventually } from "../helpers/eventually.js";
 import { distributedProject } from "../helpers/distributed-project.js";
 import { POSTGRES_URL, REDIS_URL, dropSchema, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
 import { TcpProxy } from "../helpers/tcp-proxy.js";
@@ -49,15 +49,8 @@ test("Postgres going away gives 503 backend_unavailable for interrupt graphs; se
   assert.equal((await ask("echo")).choices[0]?.message.content, "echo: go", "graphs without interrupts keep working");
 
   await proxy.start();
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      assert.equal((await ask("counter")).choices[0]?.finish_reason, "tool_calls");
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(250);
-    }
-  }
+  await eventually(async () => {
+    assert.equal((await ask("counter")).choices[0]?.finish_reason, "tool_calls");
+  }, 30_000);
   assert.equal((await fetch(`${server.baseURL}/ready`)).status, 200);
 });

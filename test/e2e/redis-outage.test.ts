@@ -6,6 +6,7 @@ import { after, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
 import { startCli } from "../helpers/cli.js";
+import { eventually } from "../helpers/eventually.js";
 import { COUNTING_GRAPH_MODULE } from "../helpers/distributed-project.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 import { REDIS_URL, requireRedis, uniquePrefix } from "../helpers/services.js";
@@ -69,15 +70,8 @@ test("stopping Redis gives 503 backend_unavailable for interrupt graphs (not a h
   assert.equal((await ask("echo")).choices[0]?.message.content, "echo: go");
 
   redis = await startRedis(port);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      assert.equal((await ask("counter")).choices[0]?.finish_reason, "tool_calls");
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(250);
-    }
-  }
+  await eventually(async () => {
+    assert.equal((await ask("counter")).choices[0]?.finish_reason, "tool_calls");
+  }, 20_000);
   assert.equal((await fetch(`${server.baseURL}/ready`)).status, 200);
 });

@@ -55,18 +55,11 @@ export function normalizeCitation(annotation: CitationAnnotation): NormalizedCit
 }
 
 /**
- * Validates a citation's indices against its text and returns the cited slice: code points
- * `start_index` through `end_index`, inclusive. When the citation carries `cited_text`, the
- * slice must equal it.
- *
- * @example
- * ```ts
- * citationSlice({ url: "https://e.org", start_index: 4, end_index: 8 }, "The quick fox"); // "quick"
- * ```
+ * Checks a citation against the code points of its text block and returns it normalized.
+ * Throws CitationIndexError for indices that do not fit or `cited_text` that does not match.
  */
-export function citationSlice(annotation: CitationAnnotation, text: string): string {
+export function checkCitation(annotation: CitationAnnotation, codePoints: readonly string[]): NormalizedCitation & { slice: string } {
   const citation = normalizeCitation(annotation);
-  const codePoints = Array.from(text);
   if (citation.start < 0 || citation.end < citation.start || citation.end >= codePoints.length) {
     throw new CitationIndexError(
       `the citation of ${citation.url} spans ${citation.start}..${citation.end} (inclusive), ` +
@@ -79,5 +72,19 @@ export function citationSlice(annotation: CitationAnnotation, text: string): str
       `the citation of ${citation.url} says it cites ${JSON.stringify(citation.citedText)} but its indices select ${JSON.stringify(slice)}`,
     );
   }
-  return slice;
+  return { ...citation, slice };
+}
+
+/**
+ * Validates a citation's indices against its text and returns the cited slice: code points
+ * `start_index` through `end_index`, inclusive. When the citation carries `cited_text`, the
+ * slice must equal it.
+ *
+ * @example
+ * ```ts
+ * citationSlice({ url: "https://e.org", start_index: 4, end_index: 8 }, "The quick fox"); // "quick"
+ * ```
+ */
+export function citationSlice(annotation: CitationAnnotation, text: string): string {
+  return checkCitation(annotation, Array.from(text)).slice;
 }

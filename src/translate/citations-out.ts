@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { citationSlice, isUrlCitation, normalizeCitation } from "../events/citations.js";
+import { checkCitation, isUrlCitation } from "../events/citations.js";
 import type { UrlCitation } from "../wire/response.js";
 import { textBlocks } from "./message-text.js";
 
@@ -12,10 +12,10 @@ export function collectCitations(message: Pick<BaseMessage, "content">): UrlCita
   const citations: UrlCitation[] = [];
   let offset = 0;
   for (const block of textBlocks(message)) {
+    const codePoints = Array.from(block.text);
     for (const annotation of block.annotations ?? []) {
       if (!isUrlCitation(annotation)) continue;
-      citationSlice(annotation, block.text);
-      const citation = normalizeCitation(annotation);
+      const citation = checkCitation(annotation, codePoints);
       citations.push({
         type: "url_citation",
         url_citation: {
@@ -26,7 +26,7 @@ export function collectCitations(message: Pick<BaseMessage, "content">): UrlCita
         },
       });
     }
-    offset += Array.from(block.text).length;
+    offset += codePoints.length;
   }
   return citations;
 }

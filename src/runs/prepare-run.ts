@@ -47,6 +47,7 @@ export interface PreparedRun {
   config: GraphConfig;
   graph: ServableGraph;
   request: ChatCompletionRequest;
+  /** The graph input of a run without interrupts; an interrupt run carries its own on `interrupt`. */
   input: unknown;
   runConfig: Record<string, unknown>;
   usage: UsageCollector;
@@ -72,8 +73,10 @@ export async function prepareRun(
   const config = registry.getGraph(request.model);
   const graph = await registry.resolveGraph(request.model);
   const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request);
-  const messages = toLangChainMessages(request.messages);
-  const input = config.requestToInput !== undefined ? await config.requestToInput(request, messages) : { messages };
+  const buildInput = async () => {
+    const messages = toLangChainMessages(request.messages);
+    return config.requestToInput !== undefined ? config.requestToInput(request, messages) : { messages };
+  };
   const usage = new UsageCollector();
   const tracer = context.tracing === undefined ? undefined : await context.tracing.handler();
   let interrupt: InterruptRun | undefined;
@@ -83,10 +86,12 @@ export async function prepareRun(
       graph,
       request,
       scope: await resolveScope(context.scope),
-      input,
+      input: buildInput,
       backends: { coordinator: config.runCoordinator!, pendingRuns: registry.pendingRuns },
     });
   }
+  // Interrupt runs have their input (or their resume answers) from prepareInterruptRun.
+  const input = interrupt === undefined ? await buildInput() : undefined;
   const runConfig = buildRunConfig({
     requestId: context.requestId,
     model: request.model,

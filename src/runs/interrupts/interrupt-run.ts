@@ -77,7 +77,8 @@ export async function prepareInterruptRun(options: {
   graph: ServableGraph;
   request: ChatCompletionRequest;
   scope: string;
-  input: unknown;
+  /** Builds the graph input; called only when the run starts (a resume's input is the answers). */
+  input: () => Promise<unknown>;
   backends: InterruptBackends;
 }): Promise<InterruptRun> {
   const { model, graph, request, scope } = options;
@@ -110,7 +111,7 @@ export async function prepareInterruptRun(options: {
     if (durable.batch !== undefined) return { runId, key, lease, kind: "replay", batch: durable.batch };
     // A checkpoint without pending interrupts is left over from a crashed run: start afresh.
     if (durable.exists) await deleteCheckpoint(graph, key);
-    return { runId, key, lease, kind: "start", input: options.input };
+    return { runId, key, lease, kind: "start", input: await options.input() };
   } catch (error) {
     await lease.release();
     throw error;

@@ -1,3 +1,4 @@
+import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import OpenAI from "openai";
@@ -27,11 +28,7 @@ export const graph = new StateGraph(MessagesAnnotation)
     const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: "user", content: "go" }];
     const paused = await as("acme").chat.completions.create({ model: "ask", messages: history });
     const calls = paused.choices[0]!.message.tool_calls!;
-    const resume: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
-      ...history,
-      { role: "assistant", content: null, tool_calls: calls },
-      { role: "tool", tool_call_id: calls[0]!.id, content: "yes" },
-    ];
+    const resume = answerBatch(history, calls, "yes");
     await assert.rejects(as("globex").chat.completions.create({ model: "ask", messages: resume }), (error: InstanceType<typeof OpenAI.APIError>) => {
       assert.equal(error.status, 409);
       assert.equal(error.code, "interrupt_state_conflict");

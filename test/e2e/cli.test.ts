@@ -1,3 +1,4 @@
+import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createServer } from "node:net";
@@ -26,11 +27,7 @@ describe("chat-serve start with the repository's own config", () => {
     assert.equal(paused.choices[0]?.finish_reason, "tool_calls");
     const done = await client.chat.completions.create({
       model: "approval",
-      messages: [
-        ...messages,
-        { role: "assistant", content: null, tool_calls: calls },
-        { role: "tool", tool_call_id: calls[0]!.id, content: '{"resume": "approve"}' },
-      ],
+      messages: answerBatch(messages, calls, '{"resume": "approve"}'),
     });
     assert.equal(done.choices[0]?.message.content, "Approved: going ahead with ship it.");
   });

@@ -1,3 +1,4 @@
+import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import OpenAI from "openai";
@@ -37,7 +38,7 @@ export const askGraph = new StateGraph(MessagesAnnotation)
     const calls = paused.choices[0]!.message.tool_calls!;
     const done = await client.chat.completions.create({
       model: "ask",
-      messages: [...history, { role: "assistant", content: null, tool_calls: calls }, { role: "tool", tool_call_id: calls[0]!.id, content: "yes" }],
+      messages: answerBatch(history, calls, "yes"),
     });
     assert.equal(done.choices[0]?.message.content, "answer: yes");
   } finally {

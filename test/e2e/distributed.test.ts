@@ -1,3 +1,4 @@
+import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
@@ -46,11 +47,7 @@ async function twoServers(coordinator: string, firstServerEnv: Record<string, st
 }
 
 function resumeMessages(history: Message[], calls: ToolCall[]): Message[] {
-  return [
-    ...history,
-    { role: "assistant", content: null, tool_calls: calls },
-    ...calls.map((call): Message => ({ role: "tool", tool_call_id: call.id, content: '{"resume": "yes"}' })),
-  ];
+  return answerBatch(history, calls, '{"resume": "yes"}');
 }
 
 const coordinators = {

@@ -1,3 +1,4 @@
+import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
@@ -105,7 +106,7 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
       const calls = paused.choices[0]!.message.tool_calls!;
       const done = await client.chat.completions.create({
         model: "counter",
-        messages: [...history, { role: "assistant", content: null, tool_calls: calls }, { role: "tool", tool_call_id: calls[0]!.id, content: "yes" }],
+        messages: answerBatch(history, calls, "yes"),
       });
       assert.equal(done.choices[0]?.message.content, "done");
     }

@@ -1,3 +1,4 @@
+import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
@@ -87,11 +88,7 @@ const argsOf = (call: ToolCall) =>
 
 /** The conversation that answers a batch: the assistant's calls, then one tool message each. */
 function answer(history: Message[], calls: ToolCall[], answers: unknown[]): Message[] {
-  return [
-    ...history,
-    { role: "assistant", content: null, tool_calls: calls },
-    ...calls.map((call, index): Message => ({ role: "tool", tool_call_id: call.id, content: JSON.stringify({ resume: answers[index] }) })),
-  ];
+  return answerBatch(history, calls, (_call, index) => JSON.stringify({ resume: answers[index] }));
 }
 
 async function expectError(promise: Promise<unknown>, status: number, code: string) {
@@ -129,7 +126,7 @@ describe("pause, answer, finish", () => {
   test("a tool message that is not JSON is the answer as a string", async () => {
     const history = [user("rename the project")];
     const calls = interruptCalls(await ask("approval", history));
-    const messages: Message[] = [...history, { role: "assistant", content: null, tool_calls: calls }, { role: "tool", tool_call_id: calls[0]!.id, content: "no way" }];
+    const messages = answerBatch(history, calls, "no way");
     assert.equal((await ask("approval", messages)).choices[0]?.message.content, 'Not approved (you said "no way"): I will not do rename the project.');
   });
 

@@ -1,3 +1,4 @@
+import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -37,7 +38,7 @@ test("a run whose lease is lost is stopped with 503 backend_unavailable, and its
     const runId = JSON.parse((calls[0] as { function: { arguments: string } }).function.arguments).run_id as string;
     const resumed = client.chat.completions.create({
       model: "slow",
-      messages: [...history, { role: "assistant", content: null, tool_calls: calls }, { role: "tool", tool_call_id: calls[0]!.id, content: "yes" }],
+      messages: answerBatch(history, calls, "yes"),
     });
     await sleep(300);
     coordinator.controllers.at(-1)!.abort(new Error("lease lost"));

@@ -48,7 +48,12 @@ const coordinatorSchema = z.discriminatedUnion(
       leaseTtlMs: z.int().min(1_000).default(30_000),
       keyPrefix: z.string().min(1).default("chat-serve:lease:"),
     }),
-    z.strictObject({ kind: z.literal("postgres"), url: postgresUrl, maxConcurrentLeases: z.int().min(1).default(10) }),
+    z.strictObject({
+      kind: z.literal("postgres"),
+      url: postgresUrl,
+      maxConcurrentLeases: z.int().min(1).default(10),
+      leaseTimeoutMs: z.int().min(1_000).default(30_000),
+    }),
   ],
   { error: 'kind must be "memory", "redis" or "postgres"' },
 );
@@ -61,8 +66,12 @@ export const configSchema = z.strictObject({
       prefix: z.string().default("/v1"),
       docs: z.boolean().default(false),
       bodyLimit: z.int().positive().default(1_048_576),
+      headersTimeoutMs: z.int().min(1_000).default(20_000),
+      requestTimeoutMs: z.int().min(1_000).default(60_000),
+      keepAliveTimeoutMs: z.int().min(1_000).default(72_000),
     })
     .prefault({}),
+  backendTimeoutMs: z.int().min(100).max(600_000).default(2_000),
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
   coordinator: coordinatorSchema.default({ kind: "memory" }),
   checkpointScope: valueOrReference("a function").optional(),
@@ -97,14 +106,25 @@ export interface ChatServeConfig {
     prefix?: string;
     docs?: boolean;
     bodyLimit?: number;
+    /** How long a client may take to send its request headers. Default 20 s. */
+    headersTimeoutMs?: number;
+    /** How long a client may take to send its whole request, body included. Default 60 s. Never cuts a response. */
+    requestTimeoutMs?: number;
+    /** How long an idle keep-alive connection stays open between requests. Default 72 s. */
+    keepAliveTimeoutMs?: number;
   };
+  /**
+   * Deadline of every call to Redis or Postgres (lease, checkpoint read or write, readiness
+   * check). Past it the request gets 503 `backend_unavailable`. Default 2 s.
+   */
+  backendTimeoutMs?: number;
   /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
   checkpointer?: { kind: "memory" } | { kind: "postgres"; url: string; schema?: string };
   /** The run coordinator of interrupt graphs. Default memory (one process only). */
   coordinator?:
     | { kind: "memory" }
     | { kind: "redis"; url: string; leaseTtlMs?: number; keyPrefix?: string }
-    | { kind: "postgres"; url: string; maxConcurrentLeases?: number };
+    | { kind: "postgres"; url: string; maxConcurrentLeases?: number; leaseTimeoutMs?: number };
   /**
    * The server-trusted isolation scope of interrupt checkpoints (sync or async), from an
    * authenticated tenant or principal; never from request metadata. Default `"default"`.

@@ -1,9 +1,9 @@
-import pg from "pg";
 import { MemorySaver } from "@langchain/langgraph";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { ParsedConfig } from "../config/define-config.js";
+import { DeadlinePostgresSaver } from "./deadline-postgres-saver.js";
 import { InMemoryRunCoordinator } from "./in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "./pending-run-index.js";
+import { createPostgresPool } from "./postgres-pool.js";
 import { PostgresPendingRunIndex } from "./postgres-pending-run-index.js";
 import { PostgresRunCoordinator } from "./postgres-run-coordinator.js";
 import { RedisRunCoordinator } from "./redis-run-coordinator.js";
@@ -29,16 +29,23 @@ export interface Backends {
   close(): Promise<void>;
 }
 
-function newPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000 });
-  // An idle connection that dies (database restart) must not crash the process; the pool
-  // opens new connections when the database is back.
-  pool.on("error", () => {});
-  return pool;
+export interface BackendOptions {
+  /** Deadline of every backend call (default 2 s). */
+  timeoutMs?: number;
+  /** Told about connection errors, which never crash the process. */
+  onConnectionError?: (backend: "checkpointer" | "coordinator", error: Error) => void;
 }
 
+// Setup creates tables and may wait on another process's setup lock: more than one call's worth.
+const SETUP_TIMEOUT_MS = 30_000;
+
 /** Builds the configured checkpointer, coordinator and pending-run index. */
-export async function backendsFromConfig(config: Pick<ParsedConfig, "checkpointer" | "coordinator">): Promise<Backends> {
+export async function backendsFromConfig(
+  config: Pick<ParsedConfig, "checkpointer" | "coordinator">,
+  options: BackendOptions = {},
+): Promise<Backends> {
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const report = options.onConnectionError ?? (() => {});
   const closers: (() => Promise<void>)[] = [];
   let checkpointer: unknown;
   let pendingRuns: PendingRunIndex;
@@ -46,24 +53,30 @@ export async function backendsFromConfig(config: Pick<ParsedConfig, "checkpointe
   let checkpointerCheck: (() => Promise<void>) | undefined;
   if (config.checkpointer.kind === "postgres") {
     const { url, schema } = config.checkpointer;
-    const pool = newPool(url, 10);
-    const saver = new PostgresSaver(pool, undefined, { schema });
+    const pool = createPostgresPool({ url, max: 10, timeoutMs, onConnectionError: (error) => report("checkpointer", error) });
+    const saver = new DeadlinePostgresSaver(pool, { schema, timeoutMs });
     const index = new PostgresPendingRunIndex(pool, schema);
     checkpointer = saver;
     pendingRuns = index;
     checkpointerCheck = async () => {
       await pool.query("SELECT 1");
     };
+    // Setup has its own pool: its statements may wait on another process's setup lock.
     setup = async () => {
-      const client = await pool.connect();
+      const setupPool = createPostgresPool({ url, max: 2, timeoutMs: SETUP_TIMEOUT_MS });
       try {
-        await client.query("SELECT pg_advisory_lock($1::bigint)", [SETUP_LOCK_ID]);
-        await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '""')}"`);
-        await saver.setup();
-        await index.setup();
+        const client = await setupPool.connect();
+        try {
+          await client.query("SELECT pg_advisory_lock($1::bigint)", [SETUP_LOCK_ID]);
+          await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '""')}"`);
+          await new DeadlinePostgresSaver(setupPool, { schema, timeoutMs: SETUP_TIMEOUT_MS }).setup();
+          await new PostgresPendingRunIndex(setupPool, schema).setup();
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1::bigint)", [SETUP_LOCK_ID]).catch(() => {});
+          client.release();
+        }
       } finally {
-        await client.query("SELECT pg_advisory_unlock($1::bigint)", [SETUP_LOCK_ID]).catch(() => {});
-        client.release();
+        await setupPool.end();
       }
     };
     closers.push(() => pool.end());
@@ -75,13 +88,27 @@ export async function backendsFromConfig(config: Pick<ParsedConfig, "checkpointe
   let runCoordinator: RunCoordinator;
   const coordinator = config.coordinator;
   if (coordinator.kind === "redis") {
-    const redis = new RedisRunCoordinator({ url: coordinator.url, leaseTtlMs: coordinator.leaseTtlMs, keyPrefix: coordinator.keyPrefix });
+    const redis = new RedisRunCoordinator({
+      url: coordinator.url,
+      leaseTtlMs: coordinator.leaseTtlMs,
+      keyPrefix: coordinator.keyPrefix,
+      timeoutMs,
+    });
     runCoordinator = redis;
     closers.push(() => redis.close());
   } else if (coordinator.kind === "postgres") {
     // Its own pool: one connection per lease, plus one for readiness checks.
-    const pool = newPool(coordinator.url, coordinator.maxConcurrentLeases + 1);
-    runCoordinator = new PostgresRunCoordinator({ pool, maxConcurrentLeases: coordinator.maxConcurrentLeases });
+    const pool = createPostgresPool({
+      url: coordinator.url,
+      max: coordinator.maxConcurrentLeases + 1,
+      timeoutMs,
+      onConnectionError: (error) => report("coordinator", error),
+    });
+    runCoordinator = new PostgresRunCoordinator({
+      pool,
+      maxConcurrentLeases: coordinator.maxConcurrentLeases,
+      leaseTimeoutMs: coordinator.leaseTimeoutMs,
+    });
     closers.push(() => pool.end());
   } else {
     runCoordinator = new InMemoryRunCoordinator();

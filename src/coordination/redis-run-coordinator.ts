@@ -15,6 +15,11 @@ export interface RedisRunCoordinatorOptions {
   leaseTtlMs?: number;
   /** Prefix of the lease keys. Default `chat-serve:lease:`. */
   keyPrefix?: string;
+  /**
+   * Deadline of every Redis command and of the first connection, for a client made from
+   * `url` (a client you pass keeps its own settings). Default 2 s.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -28,9 +33,11 @@ export class RedisRunCoordinator implements RunCoordinator {
   readonly #ownsClient: boolean;
   readonly #ttlMs: number;
   readonly #prefix: string;
+  readonly #timeoutMs: number;
 
   constructor(options: RedisRunCoordinatorOptions) {
     this.#ttlMs = options.leaseTtlMs ?? 30_000;
+    this.#timeoutMs = options.timeoutMs ?? 2_000;
     this.#prefix = options.keyPrefix ?? "chat-serve:lease:";
     if (options.redis !== undefined) {
       this.#redis = options.redis;
@@ -41,7 +48,10 @@ export class RedisRunCoordinator implements RunCoordinator {
         // Fail at once while disconnected instead of queueing: a request gets 503, not a hang.
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
-        connectTimeout: 5_000,
+        connectTimeout: this.#timeoutMs,
+        // A Redis that accepts connections but stopped answering (paused, overloaded) fails
+        // each command after this, so no request waits on it.
+        commandTimeout: this.#timeoutMs,
       };
       this.#redis = new Redis(options.url, clientOptions);
       this.#ownsClient = true;
@@ -58,8 +68,13 @@ export class RedisRunCoordinator implements RunCoordinator {
     const { status } = this.#redis;
     if (status !== "wait" && status !== "connecting" && status !== "connect") return;
     if (status === "wait") this.#redis.connect().catch(() => {});
-    const timeout = AbortSignal.timeout(5_000);
-    await onceEvent(this.#redis, "ready", { signal: timeout }).catch(() => {});
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+    try {
+      await onceEvent(this.#redis, "ready", { signal: controller.signal }).catch(() => {});
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async tryAcquire(key: string): Promise<RunLease | null> {

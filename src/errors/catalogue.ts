@@ -64,6 +64,30 @@ export class UnknownUrlError extends ClientError {
   }
 }
 
+/** A known path asked with a method it does not serve. */
+export class MethodNotAllowedError extends ClientError {
+  readonly status = 405;
+  readonly code = "method_not_allowed";
+  /** The methods the path serves, for the `Allow` header. */
+  readonly allow: readonly string[];
+  constructor(method: string, path: string, allow: readonly string[]) {
+    super(`${path} does not accept ${method}; use ${allow.join(" or ")}.`);
+    this.allow = allow;
+  }
+}
+
+/** A request URL, header block or framing that is not valid HTTP, or arrived too slowly. */
+export class InvalidHttpRequestError extends ClientError {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: 400 | 408 | 414 | 431, message: string) {
+    super(message);
+    this.status = status;
+    this.code =
+      status === 408 ? "request_timeout" : status === 414 ? "uri_too_long" : status === 431 ? "headers_too_large" : "invalid_request";
+  }
+}
+
 /** `metadata.graph_runtime_settings` is malformed or does not validate. */
 export class InvalidClientSettingsError extends ClientError {
   readonly status = 400;
@@ -131,6 +155,27 @@ export class UnsupportedMediaTypeError extends ClientError {
 export class BackendUnavailableError extends ServerError {
   readonly status = 503;
   readonly code = "backend_unavailable";
+}
+
+/**
+ * A model provider called by graph code (the OpenAI SDK inside `ChatOpenAI`, for example)
+ * answered with an error. The provider's own message, status and code stay in the server log.
+ */
+export class UpstreamError extends ServerError {
+  readonly status = 502;
+  readonly code = "upstream_error";
+  constructor(options: ServeErrorOptions = {}) {
+    super("The model provider behind this model returned an error.", options);
+  }
+}
+
+/** The model provider is rate limiting, failing (5xx) or unreachable; worth a retry. */
+export class UpstreamUnavailableError extends ServerError {
+  readonly status = 503;
+  readonly code = "upstream_unavailable";
+  constructor(options: ServeErrorOptions & { retryAfterSeconds?: number } = {}) {
+    super("The model provider behind this model is busy or unavailable; retry shortly.", options);
+  }
 }
 
 /** A graph interrupted with a value that cannot be represented as JSON. */

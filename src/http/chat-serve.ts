@@ -1,10 +1,12 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { normalizePrefix, readEnvSettings } from "../config/env.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
+import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
 import { chatServePlugin } from "./plugin.js";
 import type { CheckpointScope } from "./routes/chat-completions.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { RunTracker } from "./run-tracker.js";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../runs/prepare-run.js";
 import { TracingCallback, tracingSettingsFromEnv, type TracingSettings } from "../tracing/tracing-callback.js";
 
 /** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
@@ -20,6 +22,41 @@ function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+/** How long a client may take to send a request; a response, however long it streams, is never cut. */
+export interface HttpTimeouts {
+  /** Until the request headers are in (default 20 s). */
+  headersTimeoutMs?: number;
+  /** Until the whole request, body included, is in (default 60 s). */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection stays open between requests (default 72 s). */
+  keepAliveTimeoutMs?: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: Required<HttpTimeouts> = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 72_000,
+};
+
+/**
+ * A fastify app for chat-serve to own: its request, header and idle timeouts, and framework
+ * and client errors (bad URLs, oversized headers, broken framing) answered in the OpenAI
+ * envelope with an `x-request-id`. Access logs belong to the deployment's web server or proxy.
+ */
+function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTimeouts | undefined): FastifyInstance {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
+  return Fastify({
+    logger: logger ?? false,
+    logController: new LogController({ disableRequestLogging: true }),
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    // Node checks those deadlines on this interval (30 s by default, too coarse for them).
+    http: { headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs), connectionsCheckingInterval: 1_000 },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+  });
+}
 
 export interface ChatServeOptions {
   /** A host fastify app to mount into. Absent: a new one is created. */
@@ -37,6 +74,10 @@ export interface ChatServeOptions {
   bodyLimit?: number;
   /** Silence after which a stream gets a keep-alive comment (default 15 s). */
   keepAliveMs?: number;
+  /** Deadline of every backend call this server makes itself, readiness checks included (default 2 s). */
+  backendTimeoutMs?: number;
+  /** Request timeouts of the host app chat-serve creates (ignored with `app`). */
+  httpTimeouts?: HttpTimeouts;
   /** Extra readiness checks reported by `{prefix}/ready`. */
   readinessChecks?: readonly ReadinessCheck[];
   /**
@@ -81,10 +122,7 @@ export class ChatServe {
     this.registry = options.graphs;
     this.#options = options;
     this.#ownsApp = options.app === undefined;
-    // Access logs belong to the deployment's web server or proxy (spec 1), not to the service.
-    this.app =
-      options.app ??
-      Fastify({ logger: options.logger ?? false, logController: new LogController({ disableRequestLogging: true }) });
+    this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);
   }
 
   /** Mounts the service under the prefix and returns the host app, ready to listen. */
@@ -110,6 +148,7 @@ export class ChatServe {
       runs: this.#runs,
       bodyLimit: this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+      backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
       docs: options.docs ?? env.docsEnabled ?? false,
       readinessChecks: [
         { name: "graphs", check: () => this.registry.validateAll() },

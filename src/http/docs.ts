@@ -31,10 +31,18 @@ export async function registerDocs(app: FastifyInstance, prefix: string): Promis
       info: { title: "chat-serve", description: "LangGraph graphs served as chat-completions models", version: "1" },
       servers: [{ url: prefix === "" ? "/" : prefix }],
     },
-    transform: ({ schema, url, route }) => ({
-      schema: route.method === "POST" && url.endsWith("/chat/completions") ? { ...schema, body: requestBody } : schema,
-      url: url.startsWith(prefix) ? url.slice(prefix.length) || "/" : url,
-    }),
+    transform: ({ schema, url, route }) => {
+      const local = url.startsWith(prefix) ? url.slice(prefix.length) || "/" : url;
+      if (local === "/models/*") {
+        // The route is a wildcard (see routes/models.ts); documented as the one parameter it is.
+        const params = { type: "object", properties: { model: { type: "string" } }, required: ["model"] };
+        return { schema: { ...schema, params }, url: "/models/:model" };
+      }
+      return {
+        schema: route.method === "POST" && local === "/chat/completions" ? { ...schema, body: requestBody } : schema,
+        url: local,
+      };
+    },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());

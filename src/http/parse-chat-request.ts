@@ -36,7 +36,7 @@ function parseMessage(raw: unknown, index: number): ChatMessage {
       { param: `${at}.role` },
     );
   }
-  if (typeof role !== "string" || !(role in messageSchemaByRole)) {
+  if (typeof role !== "string" || !Object.hasOwn(messageSchemaByRole, role)) {
     throw new InvalidRequestError(
       `${at}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(role)}).`,
       { param: `${at}.role` },
@@ -69,7 +69,7 @@ function parseMessage(raw: unknown, index: number): ChatMessage {
 export function parseChatRequest(body: unknown): ChatCompletionRequest {
   if (!isObject(body)) throw new InvalidRequestError("The request body must be a JSON object.");
   for (const [legacy, replacement] of Object.entries(LEGACY_FIELDS)) {
-    if (legacy in body) {
+    if (Object.hasOwn(body, legacy)) {
       throw new UnsupportedParameterError(`'${legacy}' is deprecated and not supported; use '${replacement}' instead.`, {
         param: legacy,
       });

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from "fastify";
-import { UnknownUrlError } from "../errors/catalogue.js";
+import type { FastifyInstance, FastifyReply, HTTPMethods } from "fastify";
+import { MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
+import type { ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { errorBody, toServeError } from "./error-mapper.js";
@@ -24,10 +25,38 @@ export interface ChatServePluginOptions {
   prefix: string;
   bodyLimit: number;
   keepAliveMs: number;
+  /** Deadline of each readiness check. */
+  backendTimeoutMs: number;
   docs: boolean;
   readinessChecks: readonly ReadinessCheck[];
   /** Receives the encapsulated instance, exposed as `ChatServe.openaiApp`. */
   onInstance: (instance: FastifyInstance) => void;
+}
+
+/** Sends a ServeError in the OpenAI envelope, with the headers its condition calls for. */
+export function sendServeError(reply: FastifyReply, serveError: ServeError): FastifyReply {
+  if (serveError.retryAfterSeconds !== undefined) reply.header("retry-after", String(serveError.retryAfterSeconds));
+  if (serveError instanceof MethodNotAllowedError) reply.header("allow", serveError.allow.join(", "));
+  return reply.status(serveError.status).send(errorBody(serveError));
+}
+
+// The methods a wrong-method request may use; OPTIONS is left to CORS preflight handlers.
+const ANSWERED_METHODS: readonly HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
+/** Answers every other method on a known path with 405 and an `Allow` header. */
+function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly HTTPMethods[]): void {
+  const allow = allowed.includes("GET") ? [...allowed, "HEAD"] : [...allowed];
+  const method = ANSWERED_METHODS.filter((candidate) => !allow.includes(candidate));
+  app.route({
+    method,
+    url,
+    schema: { hide: true },
+    // The body of a refused request is never read.
+    onRequest: async (request) => {
+      throw new MethodNotAllowedError(request.method, request.url.split("?")[0] ?? url, allow);
+    },
+    handler: async () => undefined,
+  });
 }
 
 /**
@@ -50,17 +79,19 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     if (serveError.status >= 500) {
       request.log.error({ err: error, requestId: request.chatServeRequestId }, "request failed");
     }
-    return reply.status(serveError.status).send(errorBody(serveError));
+    return sendServeError(reply, serveError);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const serveError = new UnknownUrlError(request.method, request.url);
-    return reply.status(serveError.status).send(errorBody(serveError));
-  });
+  app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url)));
 
   // The docs plugins load only when docs are on.
   if (options.docs) await (await import("./docs.js")).registerDocs(app, options.prefix);
   const created = Math.floor(Date.now() / 1000);
   registerModelRoutes(app, options.registry, created);
   registerChatRoute(app, options);
-  registerHealthRoutes(app, options.readinessChecks);
+  registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs);
+  refuseOtherMethods(app, "/models", ["GET"]);
+  refuseOtherMethods(app, "/models/*", ["GET"]);
+  refuseOtherMethods(app, "/chat/completions", ["POST"]);
+  refuseOtherMethods(app, "/health", ["GET"]);
+  refuseOtherMethods(app, "/ready", ["GET"]);
 }

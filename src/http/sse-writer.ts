@@ -1,4 +1,4 @@
-import { once } from "node:events";
+import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
 import type { ErrorBody } from "../wire/response.js";
 
@@ -9,49 +9,60 @@ export interface SseOptions {
   errorFrame: (error: unknown) => ErrorBody;
 }
 
+/** Waits until the socket takes more data or the response closes; leaves no listener behind. */
+function drained(raw: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off("drain", done);
+      raw.off("close", done);
+      resolve();
+    };
+    raw.on("drain", done);
+    raw.on("close", done);
+  });
+}
+
 /**
  * The only place that knows SSE framing: headers flushed at once, one `data:` frame per
  * chunk, keep-alive comments, an error frame on failure, and `data: [DONE]` at the end.
- * Returns once the response has ended or the client has gone.
+ * Returns once the response has ended or the client has gone. The keep-alive timer is this
+ * function's own: one timer, pushed back by every write, cleared on every way out.
  */
 export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknown>, options: SseOptions): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
+  // No `connection` header of our own: Node answers `keep-alive`, or `close` (and closes the
+  // socket after the last frame) when the client asked for `Connection: close`.
   raw.writeHead(200, {
     ...(reply.getHeaders() as Record<string, string>),
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
-    connection: "keep-alive",
     "x-accel-buffering": "no",
   });
   raw.flushHeaders();
 
-  let keepAlive: NodeJS.Timeout | undefined;
-  const armKeepAlive = () => {
-    clearTimeout(keepAlive);
-    keepAlive = setTimeout(() => {
-      if (!raw.destroyed) raw.write(": keep-alive\n\n");
-      armKeepAlive();
-    }, options.keepAliveMs);
-    keepAlive.unref();
-  };
+  const keepAlive = setInterval(() => {
+    if (!raw.destroyed) raw.write(": keep-alive\n\n");
+  }, options.keepAliveMs);
+  keepAlive.unref();
   const write = async (frame: string) => {
     if (raw.destroyed) return;
-    armKeepAlive();
-    if (!raw.write(frame)) await Promise.race([once(raw, "drain"), once(raw, "close")]);
+    keepAlive.refresh();
+    if (!raw.write(frame)) await drained(raw);
   };
 
-  armKeepAlive();
   try {
-    for await (const chunk of chunks) {
-      if (raw.destroyed) break;
-      await write(`data: ${JSON.stringify(chunk)}\n\n`);
+    try {
+      for await (const chunk of chunks) {
+        if (raw.destroyed) break;
+        await write(`data: ${JSON.stringify(chunk)}\n\n`);
+      }
+    } catch (error) {
+      await write(`data: ${JSON.stringify(options.errorFrame(error))}\n\n`);
     }
-  } catch (error) {
-    await write(`data: ${JSON.stringify(options.errorFrame(error))}\n\n`);
+    await write("data: [DONE]\n\n");
   } finally {
-    clearTimeout(keepAlive);
+    clearInterval(keepAlive);
   }
-  await write("data: [DONE]\n\n");
   if (!raw.destroyed) raw.end();
 }

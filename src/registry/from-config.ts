@@ -5,7 +5,7 @@ import type { GraphConfigInput } from "./graph-config.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { loadModuleReference } from "./module-reference.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
-import { backendsFromConfig, type Backends } from "../coordination/backends.js";
+import { backendsFromConfig, type BackendOptions, type Backends } from "../coordination/backends.js";
 import type { CheckpointScope } from "../http/routes/chat-completions.js";
 
 /** Everything a config file sets up for a server: registry, backends, checkpoint scope. */
@@ -16,7 +16,10 @@ export interface ServerSetup {
 }
 
 /** Builds the backends, the registry and the checkpoint scope a config file describes. */
-export async function serverSetupFromConfig(loaded: LoadedConfig): Promise<ServerSetup> {
+export async function serverSetupFromConfig(
+  loaded: LoadedConfig,
+  options: Pick<BackendOptions, "onConnectionError"> = {},
+): Promise<ServerSetup> {
   const { checkpointScope } = loaded.config;
   const scope =
     typeof checkpointScope === "string"
@@ -30,7 +33,7 @@ export async function serverSetupFromConfig(loaded: LoadedConfig): Promise<Serve
   if (scope !== undefined && typeof scope !== "function") {
     throw new ConfigError(`${loaded.displayPath}: checkpointScope: must be a function of the request`);
   }
-  const backends = await backendsFromConfig(loaded.config);
+  const backends = await backendsFromConfig(loaded.config, { ...options, timeoutMs: loaded.config.backendTimeoutMs });
   try {
     return { registry: await registryFromConfig(loaded, backends), backends, checkpointScope: scope as CheckpointScope | undefined };
   } catch (error) {

@@ -25,13 +25,13 @@ export async function invokeRun(run: PreparedRun): Promise<RunResult> {
     // before the batch (what the streamable nodes said), beside the graph_interrupt calls.
     let end: StreamEnd | undefined;
     for await (const event of streamGraph(run, interrupt.input)) if (event.kind === "end") end = event;
-    const batch = await settleInterruptRun(interrupt, run.graph, run.model, run.pendingRuns);
+    const batch = await settleInterruptRun(interrupt, run.graph, run.model);
     settled = true;
     if (batch !== undefined) return { output: { ...batch, text: end!.streamedText }, usage: run.usage.usage() };
     return { output: await finalOutput(run.model, run.config, end!.state), usage: run.usage.usage() };
   } catch (error) {
     throw runFailure(interrupt, error);
   } finally {
-    if (!settled) await abandonInterruptRun(interrupt, run.graph, run.pendingRuns);
+    if (!settled) await abandonInterruptRun(interrupt, run.graph);
   }
 }

@@ -36,7 +36,11 @@ export interface RunRequestContext {
   tracing?: { handler(): Promise<BaseCallbackHandler> };
   /** The server-trusted checkpoint scope; resolved only for interrupt graphs. */
   scope?: () => Promise<string>;
+  /** Deadline of each lease, checkpoint and index call (default 2 s). */
+  backendTimeoutMs?: number;
 }
+
+export const DEFAULT_BACKEND_TIMEOUT_MS = 2_000;
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
 export const STREAM_EVENTS_VERSION = "v1";
@@ -87,7 +91,11 @@ export async function prepareRun(
       request,
       scope: await resolveScope(context.scope),
       input: buildInput,
-      backends: { coordinator: config.runCoordinator!, pendingRuns: registry.pendingRuns },
+      backends: {
+        coordinator: config.runCoordinator!,
+        pendingRuns: registry.pendingRuns,
+        timeoutMs: context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+      },
     });
   }
   // Interrupt runs have their input (or their resume answers) from prepareInterruptRun.

@@ -5,6 +5,7 @@ import type { RunResult } from "./invoke-run.js";
 import { finalOutput } from "./output-message.js";
 import type { PreparedRun } from "./prepare-run.js";
 import { readCustomPart } from "../events/validate-event.js";
+import { EventLoopTurns } from "../util/event-loop-turns.js";
 import { abandonInterruptRun, batchOutput, runFailure, settleInterruptRun } from "./interrupts/interrupt-run.js";
 
 /** What a streamed run yields, in graph order. */
@@ -52,7 +53,11 @@ export async function* streamGraph(run: PreparedRun, input: unknown): AsyncGener
   let streamedText = "";
   let state: unknown;
   let loggedInvalidEvent = false;
+  // A graph whose parts arrive without waiting on I/O (a long scripted reply, a big state)
+  // must not hold the event loop for the whole run.
+  const turns = new EventLoopTurns();
   for await (const part of stream) {
+    await turns.take();
     const [namespace, mode, data] = part as [string[], string, unknown];
     if (mode === "values") {
       if (namespace.length === 0) state = data;
@@ -115,7 +120,7 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
         yield event;
         continue;
       }
-      const batch = await settleInterruptRun(interrupt, run.graph, run.model, run.pendingRuns);
+      const batch = await settleInterruptRun(interrupt, run.graph, run.model);
       settled = true;
       if (batch === undefined) yield* completion(run, event);
       else yield { kind: "final", output: { ...batch, text: event.streamedText }, usage: run.usage.usage() };
@@ -123,6 +128,6 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
   } catch (error) {
     throw runFailure(interrupt, error);
   } finally {
-    if (!settled) await abandonInterruptRun(interrupt, run.graph, run.pendingRuns);
+    if (!settled) await abandonInterruptRun(interrupt, run.graph);
   }
 }

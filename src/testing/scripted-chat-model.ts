@@ -5,6 +5,7 @@ import {
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import { EventLoopTurns } from "../util/event-loop-turns.js";
 
 /** What a scripted reply may carry besides text. */
 export interface ScriptedReply {
@@ -123,8 +124,12 @@ export class ScriptedChatModel extends BaseChatModel {
     const reply = this.reply(messages);
     // Words keep their trailing whitespace so the chunks concatenate to the exact reply.
     const pieces = reply.text.match(/\S+\s*|\s+/gu) ?? [];
+    // A real provider's tokens arrive over the network, between turns of the event loop; a
+    // long scripted reply takes turns too, so it never holds the loop for the whole reply.
+    const turns = new EventLoopTurns();
     for (const piece of pieces) {
       options.signal?.throwIfAborted();
+      await turns.take();
       if (this.chunkDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.chunkDelayMs));
       const chunk = new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece }) });
       yield chunk;

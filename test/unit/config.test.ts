@@ -57,7 +57,17 @@ describe("loading the config file", () => {
   test("server settings get their defaults", async () => {
     const dir = project({ "chat-serve.config.ts": tsConfig(`{ e: { graph: "./g.ts:graph", description: "x" } }`), "g.ts": ECHO_GRAPH_MODULE });
     const loaded = await loadConfig({ cwd: dir });
-    assert.deepEqual(loaded.config.server, { host: "127.0.0.1", port: 8000, prefix: "/v1", docs: false, bodyLimit: 1_048_576 });
+    assert.deepEqual(loaded.config.server, {
+      host: "127.0.0.1",
+      port: 8000,
+      prefix: "/v1",
+      docs: false,
+      bodyLimit: 1_048_576,
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 72_000,
+    });
+    assert.equal(loaded.config.backendTimeoutMs, 2_000);
   });
 
   test(".mjs, .mts and .json configs, and --config pointing elsewhere", async () => {

@@ -43,7 +43,7 @@ export async function purgePendingCommand(options: PurgeOptions): Promise<void> 
       `${loaded.displayPath} uses the memory checkpointer: pending runs live only inside the running server and end with it; nothing to purge`,
     );
   }
-  const backends = await backendsFromConfig(loaded.config);
+  const backends = await backendsFromConfig(loaded.config, { timeoutMs: loaded.config.backendTimeoutMs });
   try {
     await backends.setup();
     const saver = backends.checkpointer as { deleteThread(threadId: string): Promise<void> };

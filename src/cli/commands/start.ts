@@ -63,7 +63,11 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const workers = parseWorkers(options.workers);
   const isWorker = cluster.isWorker;
   const loaded = await loadConfig({ configPath: options.config });
-  const { registry, backends, checkpointScope } = await serverSetupFromConfig(loaded);
+  // Connection errors are logged by the server once it exists; they never end the process.
+  let logConnectionError: (backend: string, error: Error) => void = () => {};
+  const { registry, backends, checkpointScope } = await serverSetupFromConfig(loaded, {
+    onConnectionError: (backend, error) => logConnectionError(backend, error),
+  });
   const { server } = loaded.config;
   // Precedence: flag > environment > config file > default.
   const prefix = normalizePrefix(options.prefix ?? env.prefix ?? server.prefix, options.prefix ? "--prefix" : "prefix");
@@ -97,9 +101,16 @@ export async function startCommand(options: StartOptions): Promise<void> {
     graphs: registry,
     checkpointScope,
     bodyLimit: server.bodyLimit,
+    backendTimeoutMs: loaded.config.backendTimeoutMs,
+    httpTimeouts: {
+      headersTimeoutMs: server.headersTimeoutMs,
+      requestTimeoutMs: server.requestTimeoutMs,
+      keepAliveTimeoutMs: server.keepAliveTimeoutMs,
+    },
     logger: loggerOptions(),
     readinessChecks: backends.checkpointerCheck === undefined ? [] : [{ name: "checkpointer", check: backends.checkpointerCheck }],
   });
+  logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   const app = await serve.bind({ prefix, docs: env.docsEnabled ?? server.docs });
   app.addHook("onClose", () => backends.close());
   let address: string;

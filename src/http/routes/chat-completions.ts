@@ -26,6 +26,7 @@ export interface ChatRouteOptions {
   runs: RunTracker;
   bodyLimit: number;
   keepAliveMs: number;
+  backendTimeoutMs: number;
 }
 
 function completionId(): string {
@@ -57,6 +58,7 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
           signal: controller.signal,
           log: request.log,
           tracing: options.tracing,
+          backendTimeoutMs: options.backendTimeoutMs,
           scope: checkpointScope === undefined ? undefined : async () => checkpointScope(request),
         });
         const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };

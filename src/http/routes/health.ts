@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { withDeadline } from "../../util/deadline.js";
 
 /** A named readiness probe of something the deployment depends on. */
 export interface ReadinessCheck {
@@ -6,22 +7,26 @@ export interface ReadinessCheck {
   check: () => Promise<void>;
 }
 
-/** `GET /health` (liveness) and `GET /ready` (each dependency checked). */
-export function registerHealthRoutes(app: FastifyInstance, checks: readonly ReadinessCheck[]): void {
+/**
+ * `GET /health` (liveness) and `GET /ready` (each dependency checked at once, each within the
+ * backend deadline, so a stalled backend makes `/ready` answer 503 naming it, never hang).
+ */
+export function registerHealthRoutes(app: FastifyInstance, checks: readonly ReadinessCheck[], timeoutMs: number): void {
   app.get("/health", { schema: { summary: "Liveness", tags: ["health"] } }, async () => ({ status: "ok" }));
   app.get("/ready", { schema: { summary: "Readiness of every backend", tags: ["health"] } }, async (request, reply) => {
-    const results: Record<string, string> = {};
-    let ready = true;
-    for (const { name, check } of checks) {
-      try {
-        await check();
-        results[name] = "ok";
-      } catch (error) {
-        ready = false;
-        results[name] = "unavailable";
-        request.log.warn({ err: error, check: name }, "readiness check failed");
-      }
-    }
+    const outcomes = await Promise.all(
+      checks.map(async ({ name, check }) => {
+        try {
+          await withDeadline(`readiness check '${name}'`, timeoutMs, check());
+          return [name, "ok"] as const;
+        } catch (error) {
+          request.log.warn({ err: error, check: name }, "readiness check failed");
+          return [name, "unavailable"] as const;
+        }
+      }),
+    );
+    const results = Object.fromEntries(outcomes);
+    const ready = outcomes.every(([, status]) => status === "ok");
     if (!ready) return reply.status(503).send({ status: "unavailable", checks: results });
     return { status: "ready", checks: results };
   });

@@ -43,9 +43,12 @@ export function registerModelRoutes(app: FastifyInstance, registry: GraphRegistr
     const body: ModelList = { object: "list", data: registry.getGraphNames().map((id) => summary(registry, id, created)) };
     return body;
   });
-  app.get<{ Params: { model: string } }>(
-    "/models/:model",
+  // A wildcard, not `:model`: the router caps named parameters at its `maxParamLength` (100
+  // by default, counted before percent-decoding), which would refuse model IDs the registry
+  // accepts.
+  app.get<{ Params: { "*": string } }>(
+    "/models/*",
     { schema: { summary: "Retrieve one model with its extension metadata", tags: ["models"] } },
-    async (request) => full(registry, request.params.model, created),
+    async (request) => full(registry, request.params["*"], created),
   );
 }

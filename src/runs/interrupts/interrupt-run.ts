@@ -5,6 +5,7 @@ import {
   RunBusyError,
 } from "../../errors/catalogue.js";
 import { isServeError } from "../../errors/serve-error.js";
+import { withDeadline } from "../../util/deadline.js";
 import type { PendingRunIndex } from "../../coordination/pending-run-index.js";
 import type { RunCoordinator, RunLease } from "../../coordination/run-coordinator.js";
 import type { ServableGraph } from "../../registry/servable-graph.js";
@@ -19,6 +20,7 @@ export type InterruptRun = {
   runId: string;
   key: string;
   lease: RunLease;
+  backends: InterruptBackends;
 } & (
   | { kind: "start"; input: unknown }
   | { kind: "resume"; input: Command }
@@ -28,6 +30,8 @@ export type InterruptRun = {
 export interface InterruptBackends {
   coordinator: RunCoordinator;
   pendingRuns: PendingRunIndex;
+  /** Deadline of each backend call, whatever the backend's own settings. */
+  timeoutMs: number;
 }
 
 interface StateSnapshotLike {
@@ -35,10 +39,16 @@ interface StateSnapshotLike {
   tasks?: { interrupts?: { id?: string; value?: unknown }[] }[];
 }
 
-async function backend<T>(what: string, operation: () => Promise<T>): Promise<T> {
+/**
+ * One backend call under the deadline; any failure is `backend_unavailable`. `late` cleans up
+ * after a call that succeeds only once its caller has stopped waiting (a lease taken late).
+ */
+async function backend<T>(what: string, timeoutMs: number, operation: () => Promise<T>, late?: (value: T) => void): Promise<T> {
+  const pending = operation();
   try {
-    return await operation();
+    return await withDeadline(`the ${what}`, timeoutMs, pending);
   } catch (error) {
+    if (late !== undefined) pending.then(late, () => {});
     if (isServeError(error)) throw error;
     throw new BackendUnavailableError(`The ${what} is unavailable; retry shortly.`, { cause: error });
   }
@@ -52,8 +62,9 @@ function threadConfig(key: string) {
 export async function readDurableState(
   graph: ServableGraph,
   key: string,
+  timeoutMs: number,
 ): Promise<{ exists: boolean; batch: InterruptBatch | undefined }> {
-  const snapshot = (await backend("checkpoint store", () => graph.getState!(threadConfig(key)))) as StateSnapshotLike;
+  const snapshot = (await backend("checkpoint store", timeoutMs, () => graph.getState!(threadConfig(key)))) as StateSnapshotLike;
   const checkpointId = snapshot?.config?.configurable?.checkpoint_id;
   if (checkpointId === undefined) return { exists: false, batch: undefined };
   const interrupts = (snapshot.tasks ?? [])
@@ -62,9 +73,9 @@ export async function readDurableState(
   return { exists: true, batch: interrupts.length === 0 ? undefined : { checkpointId, interrupts } };
 }
 
-async function deleteCheckpoint(graph: ServableGraph, key: string): Promise<void> {
+async function deleteCheckpoint(graph: ServableGraph, key: string, timeoutMs: number): Promise<void> {
   const saver = graph.checkpointer as { deleteThread(threadId: string): Promise<void> };
-  await backend("checkpoint store", () => saver.deleteThread(key));
+  await backend("checkpoint store", timeoutMs, () => saver.deleteThread(key));
 }
 
 /**
@@ -86,10 +97,16 @@ export async function prepareInterruptRun(options: {
   const resume = readResume(request.messages, supplied);
   const runId = resume?.runId ?? resolveRunId(supplied);
   const key = checkpointKey(scope, model, runId);
-  const lease = await backend("run coordinator", () => options.backends.coordinator.tryAcquire(key));
+  const { backends } = options;
+  const lease = await backend(
+    "run coordinator",
+    backends.timeoutMs,
+    () => backends.coordinator.tryAcquire(key),
+    (late) => void late?.release().catch(() => {}),
+  );
   if (lease === null) throw new RunBusyError();
   try {
-    const durable = await readDurableState(graph, key);
+    const durable = await readDurableState(graph, key, backends.timeoutMs);
     if (resume !== undefined) {
       const { batch } = durable;
       if (batch === undefined) {
@@ -106,12 +123,12 @@ export async function prepareInterruptRun(options: {
         throw new InterruptStateConflictError("The answered tool calls do not match the pending interrupts of this run.");
       }
       const resumeMap = Object.fromEntries(resume.answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
-      return { runId, key, lease, kind: "resume", input: new Command({ resume: resumeMap }) };
+      return { runId, key, lease, backends, kind: "resume", input: new Command({ resume: resumeMap }) };
     }
-    if (durable.batch !== undefined) return { runId, key, lease, kind: "replay", batch: durable.batch };
+    if (durable.batch !== undefined) return { runId, key, lease, backends, kind: "replay", batch: durable.batch };
     // A checkpoint without pending interrupts is left over from a crashed run: start afresh.
-    if (durable.exists) await deleteCheckpoint(graph, key);
-    return { runId, key, lease, kind: "start", input: await options.input() };
+    if (durable.exists) await deleteCheckpoint(graph, key, backends.timeoutMs);
+    return { runId, key, lease, backends, kind: "start", input: await options.input() };
   } catch (error) {
     await lease.release();
     throw error;
@@ -127,20 +144,16 @@ export function batchOutput(runId: string, batch: InterruptBatch): AssistantOutp
  * After the graph has run: a pending batch is kept (and indexed) and returned; a finished run
  * has its checkpoint and index entry deleted.
  */
-export async function settleInterruptRun(
-  run: InterruptRun,
-  graph: ServableGraph,
-  model: string,
-  pendingRuns: PendingRunIndex,
-): Promise<AssistantOutput | undefined> {
-  const { batch } = await readDurableState(graph, run.key);
+export async function settleInterruptRun(run: InterruptRun, graph: ServableGraph, model: string): Promise<AssistantOutput | undefined> {
+  const { pendingRuns, timeoutMs } = run.backends;
+  const { batch } = await readDurableState(graph, run.key, timeoutMs);
   if (batch !== undefined) {
     const output = batchOutput(run.runId, batch);
-    await backend("pending-run index", () => pendingRuns.record({ key: run.key, model, runId: run.runId }));
+    await backend("pending-run index", timeoutMs, () => pendingRuns.record({ key: run.key, model, runId: run.runId }));
     return output;
   }
-  await deleteCheckpoint(graph, run.key);
-  await backend("pending-run index", () => pendingRuns.remove(run.key));
+  await deleteCheckpoint(graph, run.key, timeoutMs);
+  await backend("pending-run index", timeoutMs, () => pendingRuns.remove(run.key));
   return undefined;
 }
 
@@ -148,9 +161,13 @@ export async function settleInterruptRun(
  * A run that failed or was cancelled: its checkpoint and index entry are deleted, best
  * effort. Not when the lease was lost, since another holder may own the run now.
  */
-export async function abandonInterruptRun(run: InterruptRun, graph: ServableGraph, pendingRuns: PendingRunIndex): Promise<void> {
+export async function abandonInterruptRun(run: InterruptRun, graph: ServableGraph): Promise<void> {
   if (run.lease.signal.aborted) return;
-  await Promise.allSettled([deleteCheckpoint(graph, run.key), pendingRuns.remove(run.key)]);
+  const { pendingRuns, timeoutMs } = run.backends;
+  await Promise.allSettled([
+    deleteCheckpoint(graph, run.key, timeoutMs),
+    backend("pending-run index", timeoutMs, () => pendingRuns.remove(run.key)),
+  ]);
 }
 
 /** The error a run failed with, as the client should see it: a lost lease is a backend outage. */

@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { InvalidHttpRequestError } from "../errors/catalogue.js";
+import { errorBody } from "./error-mapper.js";
+import { resolveRequestId } from "./request-id.js";
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode (bad percent-encoding) or a
+ * path parameter over the router's length limit. Answered in the OpenAI envelope with an
+ * `x-request-id`, like every other error. Set on the app chat-serve creates; a host app can
+ * pass it to `Fastify({ frameworkErrors })` for the same answers.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const serveError =
+    error.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? new InvalidHttpRequestError(414, "The request URL has a path segment that is too long.")
+      : new InvalidHttpRequestError(400, "The request URL is not valid: check its percent-encoding.");
+  void reply
+    .status(serveError.status)
+    .header("x-request-id", resolveRequestId(request))
+    .send(errorBody(serveError));
+}
+
+/**
+ * The HTTP server's `clientError`: headers over the size limit (431), a request that was not
+ * received in time (408), or framing that is not HTTP (400). No request object exists yet,
+ * so the answer is written to the socket directly, in the OpenAI envelope with a new
+ * `x-request-id`, and the connection is closed. Set on the app chat-serve creates; a host
+ * app can pass it to `Fastify({ clientErrorHandler })`.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection, or one whose response has begun, has nothing left to answer.
+  const busy = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (error.code === "ECONNRESET" || socket.destroyed || !socket.writable || busy) {
+    socket.destroy();
+    return;
+  }
+  const serveError =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? new InvalidHttpRequestError(431, "The request headers are larger than the server accepts.")
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? new InvalidHttpRequestError(408, "The request was not received in time; send the whole request promptly.")
+        : new InvalidHttpRequestError(400, "The request is not valid HTTP.");
+  const body = JSON.stringify(errorBody(serveError));
+  socket.end(
+    `HTTP/1.1 ${serveError.status} ${STATUS_CODES[serveError.status] ?? "Error"}\r\n` +
+      "content-type: application/json; charset=utf-8\r\n" +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${randomUUID()}\r\n` +
+      "connection: close\r\n\r\n" +
+      body,
+  );
+}

@@ -1,0 +1,27 @@
+/** A backend call that did not answer within its deadline. */
+export class DeadlineExceededError extends Error {
+  readonly timeoutMs: number;
+  constructor(what: string, timeoutMs: number) {
+    super(`${what} did not answer within ${timeoutMs} ms`);
+    this.name = "DeadlineExceededError";
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * Settles with the operation, or rejects with `DeadlineExceededError` once `timeoutMs` has
+ * passed, whichever comes first. The timer is cleared on both paths. The operation itself
+ * is not cancelled: callers whose backend can be cancelled (a pg query_timeout, an ioredis
+ * commandTimeout) set that too, so nothing keeps waiting behind the deadline.
+ */
+export async function withDeadline<T>(what: string, timeoutMs: number, operation: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new DeadlineExceededError(what, timeoutMs)), timeoutMs);
+  });
+  try {
+    return await Promise.race([operation, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -178,6 +178,11 @@ export class ChatServe {
     return this.#runs.size;
   }
 
+  /** Resolves once no run is in flight. */
+  runsSettled(): Promise<void> {
+    return this.#runs.whenIdle();
+  }
+
   /** Aborts every run in flight; used when a graceful shutdown runs out of time. */
   abortRuns(reason = "the server is shutting down"): void {
     this.#runs.abortAll(reason);

@@ -2,11 +2,13 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 
 /**
  * A loopback TCP proxy in front of a real service, so a test can make the service vanish
- * (`stop`) and come back (`start`) without touching the server other tests use.
+ * (`stop`), reset its connections (`reset`), stall it (`blackhole`: packets dropped, nothing
+ * closed) and bring it back (`start`, `restore`), without touching the server other tests use.
  */
 export class TcpProxy {
   #server: Server | undefined;
   readonly #sockets = new Set<Socket>();
+  #blackholed = false;
   port = 0;
 
   constructor(
@@ -14,12 +16,28 @@ export class TcpProxy {
     private readonly targetPort: number,
   ) {}
 
+  /** The connections open through the proxy, both sides counted. */
+  get openSockets(): number {
+    return this.#sockets.size;
+  }
+
+  #track(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.on("close", () => this.#sockets.delete(socket));
+  }
+
   async start(): Promise<void> {
     const server = createServer((client) => {
+      this.#track(client);
+      client.on("error", () => client.destroy());
+      if (this.#blackholed) {
+        // Accepted and never answered: what a dropped route looks like to the client.
+        client.pause();
+        return;
+      }
       const upstream = connect(this.targetPort, this.targetHost);
+      this.#track(upstream);
       for (const socket of [client, upstream]) {
-        this.#sockets.add(socket);
-        socket.on("close", () => this.#sockets.delete(socket));
         socket.on("error", () => {
           client.destroy();
           upstream.destroy();
@@ -38,5 +56,28 @@ export class TcpProxy {
     this.#server = undefined;
     for (const socket of this.#sockets) socket.destroy();
     if (server !== undefined) await new Promise((resolve) => server.close(resolve));
+  }
+
+  /** Resets every open connection (TCP RST) and keeps listening: a restart or failover. */
+  reset(): void {
+    for (const socket of this.#sockets) socket.resetAndDestroy();
+  }
+
+  /**
+   * Stops moving bytes, both ways, on open and new connections, and closes nothing: a stalled
+   * or partitioned service. The client sees no error, only silence.
+   */
+  blackhole(): void {
+    this.#blackholed = true;
+    for (const socket of this.#sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
+  }
+
+  /** Ends a blackhole: the stalled connections are reset, new ones are forwarded again. */
+  restore(): void {
+    this.#blackholed = false;
+    this.reset();
   }
 }

@@ -20,6 +20,8 @@ export interface StartOptions {
 
 /** How long open streams may take to finish after SIGINT/SIGTERM before they are aborted. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long finished responses get to flush their last bytes before connections are closed. */
+const FLUSH_MS = 500;
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -137,7 +139,18 @@ export async function startCommand(options: StartOptions): Promise<void> {
     }
     const grace = setTimeout(() => serve.abortRuns(), SHUTDOWN_GRACE_MS);
     grace.unref();
-    await app.close();
+    const closed = app.close();
+    // Once the runs are done (or were aborted), no connection has anything left to wait for
+    // but the last bytes of its response: a moment for those, then close the rest, including
+    // connections a client opened and never used, which would otherwise hold the shutdown
+    // until their keep-alive timeout.
+    await serve.runsSettled();
+    app.server.closeIdleConnections();
+    let flush: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise((resolve) => (flush = setTimeout(resolve, FLUSH_MS)))]);
+    clearTimeout(flush);
+    app.server.closeAllConnections();
+    await closed;
     clearTimeout(grace);
     process.exit(0);
   };

@@ -1,35 +1,19 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { after, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
 import { startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
 import { COUNTING_GRAPH_MODULE } from "../helpers/distributed-project.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 import { REDIS_URL, requireRedis, uniquePrefix } from "../helpers/services.js";
+import { freePort, startRedis } from "../helpers/private-redis.js";
 
 const redisStatus = await requireRedis();
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-  await sleep(300);
-  return child;
-}
 
 test("stopping Redis gives 503 backend_unavailable for interrupt graphs (not a hang); starting it again restores service", { skip: redisStatus.skip, timeout: 60_000 }, async () => {
   const port = await freePort();

@@ -11,6 +11,7 @@ import { resolveRuntimeContext } from "../settings/runtime-context.js";
 import { GraphConfigurationError } from "../errors/catalogue.js";
 import type { PendingRunIndex } from "../coordination/pending-run-index.js";
 import { prepareInterruptRun, type InterruptRun } from "./interrupts/interrupt-run.js";
+import { anySignal } from "../util/any-signal.js";
 
 export const DEFAULT_SCOPE = "default";
 
@@ -100,6 +101,8 @@ export async function prepareRun(
   }
   // Interrupt runs have their input (or their resume answers) from prepareInterruptRun.
   const input = interrupt === undefined ? await buildInput() : undefined;
+  // An interrupt run also stops when its lease is lost.
+  const runSignal = interrupt === undefined ? { signal: context.signal, dispose: () => {} } : anySignal([context.signal, interrupt.lease.signal]);
   const runConfig = buildRunConfig({
     requestId: context.requestId,
     model: request.model,
@@ -107,7 +110,7 @@ export async function prepareRun(
     serviceHandlers: tracer === undefined ? [usage] : [usage, tracer],
     traced: config.runtimeCallbacks !== undefined || tracer !== undefined,
     sessionId: request.metadata.session_id,
-    signal: interrupt === undefined ? context.signal : AbortSignal.any([context.signal, interrupt.lease.signal]),
+    signal: runSignal.signal,
     context: runtimeContext,
     operationId: interrupt?.runId,
     threadId: interrupt?.key,
@@ -128,6 +131,9 @@ export async function prepareRun(
     log: context.log,
     interrupt,
     pendingRuns: registry.pendingRuns,
-    release: interrupt === undefined ? async () => {} : () => interrupt.lease.release(),
+    release: async () => {
+      runSignal.dispose();
+      await interrupt?.lease.release();
+    },
   };
 }

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { FastifyInstance } from "fastify";
+import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
+import { ChatServe } from "../../src/http/chat-serve.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { echoGraph } from "../fixtures/graphs.js";
+import { counterGraph } from "../fixtures/interrupt-graphs.js";
+import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
+import { parseSse } from "../helpers/server.js";
+import { graph as researchGraph, ResearchSettings } from "../../demo/graphs/research.js";
+import { fuzzCase, generator } from "../helpers/fuzz-bodies.js";
+
+// A seeded fuzzer of chat-completions bodies. FUZZ_SEED replays a run; FUZZ_COUNT raises the
+// number of bodies (default 5,000).
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const COUNT = Number(process.env.FUZZ_COUNT ?? 5_000);
+
+let app: FastifyInstance;
+before(async () => {
+  const registry = new GraphRegistry(
+    {
+      echo: { graph: echoGraph(), description: "Echo", streamableNodeNames: ["respond"] },
+      research: {
+        graph: researchGraph,
+        description: "Research",
+        streamableNodeNames: ["answer"],
+        features: ["CLIENT_EVENTS"],
+        clientSettings: ResearchSettings,
+      },
+      counter: { graph: counterGraph({ before: 0, after: 0 }), description: "Interrupts", features: ["INTERRUPTS"] },
+    },
+    { runCoordinator: new InMemoryRunCoordinator() },
+  );
+  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind();
+  await app.ready();
+});
+after(() => app.close());
+
+test(`${COUNT} fuzzed bodies: no 5xx, every error a valid ErrorResponse (seed ${SEED})`, { timeout: 600_000 }, async () => {
+  const random = generator(SEED);
+  const statuses = new Map<number, number>();
+  for (let index = 0; index < COUNT; index += 1) {
+    const { payload, contentType } = fuzzCase(random);
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/chat/completions",
+      headers: contentType === undefined ? {} : { "content-type": contentType },
+      payload,
+    });
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); body: ${payload.slice(0, 300)}`;
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
+    assert.ok(response.headers["x-request-id"], `no x-request-id\n${where}`);
+    if (response.statusCode >= 400) {
+      const body = JSON.parse(response.body);
+      try {
+        assertMatchesOpenAI("ErrorResponse", body);
+      } catch (error) {
+        assert.fail(`${(error as Error).message}\n${where}`);
+      }
+    } else if (String(response.headers["content-type"]).startsWith("text/event-stream")) {
+      for (const frame of parseSse(response.body)) {
+        const code = (frame as { error?: { code?: string } }).error?.code;
+        assert.ok(code === undefined || !["internal_error", "graph_configuration_error"].includes(code), `error frame ${code}\n${where}`);
+      }
+    }
+  }
+  // The fuzzer reaches past validation too: some bodies run graphs.
+  assert.ok((statuses.get(200) ?? 0) > COUNT / 50, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > COUNT / 5, `statuses: ${JSON.stringify([...statuses])}`);
+});

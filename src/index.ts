@@ -10,7 +10,8 @@
  * @packageDocumentation
  */
 export { defineConfig, type ChatServeConfig, type GraphEntryConfig } from "./config/define-config.js";
-export { ChatServe, type ChatServeOptions, type BindOptions } from "./http/chat-serve.js";
+export { ChatServe, type ChatServeOptions, type BindOptions, type HttpTimeouts } from "./http/chat-serve.js";
+export { frameworkErrorHandler, clientErrorHandler } from "./http/framework-errors.js";
 export { GraphRegistry } from "./registry/graph-registry.js";
 export { GraphFeature } from "./registry/features.js";
 export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/graph-config.js";

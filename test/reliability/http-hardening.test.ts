@@ -3,6 +3,8 @@ import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { once } from "node:events";
 import { request as httpRequest } from "node:http";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { echoGraph } from "../fixtures/graphs.js";
 import { trackLiveResources } from "../helpers/live-handles.js";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
@@ -10,12 +12,23 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 
 const LONG_MODEL_ID = `m-${"x".repeat(150)}`;
 
+/** Streams its reply a word every 100 ms: a response that outlasts the request timeouts. */
+function slowGraph() {
+  const model = new ScriptedChatModel({ respond: () => "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twenty-one twenty-two twenty-three twenty-four twenty-five", chunkDelayMs: 100 });
+  return new StateGraph(MessagesAnnotation)
+    .addNode("respond", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
+    .addEdge(START, "respond")
+    .addEdge("respond", END)
+    .compile();
+}
+
 let server: TestServer;
 before(async () => {
   server = await startTestServer(
     {
       echo: { graph: echoGraph(), description: "Echo", streamableNodeNames: ["respond"] },
       [LONG_MODEL_ID]: { graph: echoGraph(), description: "A model with a long id" },
+      slow: { graph: slowGraph(), description: "Streams slowly", streamableNodeNames: ["respond"] },
     },
     { httpTimeouts: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 } },
   );
@@ -116,6 +129,19 @@ describe("streams", () => {
     assert.match(head, /^connection: close$/mu);
     assert.doesNotMatch(head, /keep-alive/u);
     assert.match(raw, /data: \[DONE\]/u);
+  });
+
+  test("a stream that outlasts the request and header timeouts is never cut", async () => {
+    const started = performance.now();
+    const response = await fetch(`${server.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "slow", stream: true, messages: [{ role: "user", content: "go" }] }),
+    });
+    const text = await response.text();
+    assert.ok(performance.now() - started > 2_000, "the stream lasted longer than both timeouts (1 s)");
+    assert.match(text, /twenty-five/u);
+    assert.match(text, /data: \[DONE\]/u);
   });
 
   test("keep-alive streams say keep-alive", async () => {

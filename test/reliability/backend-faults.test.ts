@@ -35,6 +35,23 @@ async function postgresProxy(): Promise<{ proxy: TcpProxy; url: string }> {
   return { proxy, url: url.href };
 }
 
+/** Postgres checkpointer and coordinator, both reached through a proxy the test controls. */
+async function postgresBackendsBehindProxy(): Promise<{ proxy: TcpProxy; backends: Backends }> {
+  const { proxy, url } = await postgresProxy();
+  const schema = uniqueSchema();
+  cleanups.push(() => dropSchema(schema));
+  const backends = await backendsFromConfig(
+    {
+      checkpointer: { kind: "postgres", url, schema },
+      coordinator: { kind: "postgres", url, maxConcurrentLeases: 4, leaseTimeoutMs: 30_000 },
+    },
+    { timeoutMs: TIMEOUT_MS },
+  );
+  cleanups.push(() => backends.close());
+  await backends.setup();
+  return { proxy, backends };
+}
+
 /** ask (interrupts) -> wait (holds the run until the test opens the gate) -> answer. */
 function gatedGraph(gate: { opened: Promise<void>; reached: () => void }) {
   return new StateGraph(MessagesAnnotation)
@@ -84,18 +101,7 @@ function resumeMessages(paused: any, answer = "yes") {
 
 describe("Postgres faults", { skip: postgres.skip }, () => {
   test("a connection reset while a lease holds a checked-out client leaves the process serving; the run gets 503", async () => {
-    const { proxy, url } = await postgresProxy();
-    const schema = uniqueSchema();
-    cleanups.push(() => dropSchema(schema));
-    const backends = await backendsFromConfig(
-      {
-        checkpointer: { kind: "postgres", url, schema },
-        coordinator: { kind: "postgres", url, maxConcurrentLeases: 4, leaseTimeoutMs: 30_000 },
-      },
-      { timeoutMs: TIMEOUT_MS },
-    );
-    cleanups.push(() => backends.close());
-    await backends.setup();
+    const { proxy, backends } = await postgresBackendsBehindProxy();
     let reached!: () => void;
     const reachedWait = new Promise<void>((resolve) => (reached = resolve));
     let open!: () => void;
@@ -123,18 +129,7 @@ describe("Postgres faults", { skip: postgres.skip }, () => {
   });
 
   test("a stalled Postgres (packets dropped) gives 503 within the deadline, on requests and /ready, and service comes back", async () => {
-    const { proxy, url } = await postgresProxy();
-    const schema = uniqueSchema();
-    cleanups.push(() => dropSchema(schema));
-    const backends = await backendsFromConfig(
-      {
-        checkpointer: { kind: "postgres", url, schema },
-        coordinator: { kind: "postgres", url, maxConcurrentLeases: 4, leaseTimeoutMs: 30_000 },
-      },
-      { timeoutMs: TIMEOUT_MS },
-    );
-    cleanups.push(() => backends.close());
-    await backends.setup();
+    const { proxy, backends } = await postgresBackendsBehindProxy();
     const counter = { before: 0, after: 0 };
     const { origin } = await serve(backends, { counter: counterGraph(counter) }, {
       readinessChecks: [{ name: "checkpointer", check: backends.checkpointerCheck! }],

@@ -9,6 +9,7 @@ import type { RunTracker } from "./run-tracker.js";
 import { registerChatRoute, type CheckpointScope } from "./routes/chat-completions.js";
 import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { registerModelRoutes } from "./routes/models.js";
+import { registerResponsesRoute } from "./routes/responses.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -88,10 +89,12 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   const created = Math.floor(Date.now() / 1000);
   registerModelRoutes(app, options.registry, created);
   registerChatRoute(app, options);
+  registerResponsesRoute(app, options);
   registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs);
   refuseOtherMethods(app, "/models", ["GET"]);
   refuseOtherMethods(app, "/models/*", ["GET"]);
   refuseOtherMethods(app, "/chat/completions", ["POST"]);
+  refuseOtherMethods(app, "/responses", ["POST"]);
   refuseOtherMethods(app, "/health", ["GET"]);
   refuseOtherMethods(app, "/ready", ["GET"]);
 }

@@ -7,6 +7,16 @@ export interface SseOptions {
   keepAliveMs: number;
   /** The error frame to send when the producer fails after the stream has begun. */
   errorFrame: (error: unknown) => ErrorBody;
+  /**
+   * Typed events (the Responses API): each chunk's `type` is written as its `event:` line,
+   * and the stream ends without `data: [DONE]`, its last event saying it is over.
+   */
+  typedEvents?: boolean;
+}
+
+function frameOf(chunk: unknown, typed: boolean): string {
+  const data = `data: ${JSON.stringify(chunk)}\n\n`;
+  return typed ? `event: ${(chunk as { type: string }).type}\n${data}` : data;
 }
 
 /** Waits until the socket takes more data or the response closes; leaves no listener behind. */
@@ -24,7 +34,8 @@ function drained(raw: ServerResponse): Promise<void> {
 
 /**
  * The only place that knows SSE framing: headers flushed at once, one `data:` frame per
- * chunk, keep-alive comments, an error frame on failure, and `data: [DONE]` at the end.
+ * chunk (with its `event:` name for typed events), keep-alive comments, an error frame on
+ * failure, and `data: [DONE]` at the end of a chat-completions stream.
  * Returns once the response has ended or the client has gone. The keep-alive timer is this
  * function's own: one timer, pushed back by every write, cleared on every way out.
  */
@@ -41,6 +52,7 @@ export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknow
   });
   raw.flushHeaders();
 
+  const typed = options.typedEvents === true;
   const keepAlive = setInterval(() => {
     if (!raw.destroyed) raw.write(": keep-alive\n\n");
   }, options.keepAliveMs);
@@ -55,12 +67,12 @@ export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknow
     try {
       for await (const chunk of chunks) {
         if (raw.destroyed) break;
-        await write(`data: ${JSON.stringify(chunk)}\n\n`);
+        await write(frameOf(chunk, typed));
       }
     } catch (error) {
       await write(`data: ${JSON.stringify(options.errorFrame(error))}\n\n`);
     }
-    await write("data: [DONE]\n\n");
+    if (!typed) await write("data: [DONE]\n\n");
   } finally {
     clearInterval(keepAlive);
   }

@@ -12,6 +12,8 @@ import { GraphConfigurationError } from "../errors/catalogue.js";
 import type { PendingRunIndex } from "../coordination/pending-run-index.js";
 import { prepareInterruptRun, type InterruptRun } from "./interrupts/interrupt-run.js";
 import { anySignal } from "../util/any-signal.js";
+import type { ResumeAnswer } from "./interrupts/resume-request.js";
+import { UnsupportedParameterError } from "../errors/catalogue.js";
 
 export const DEFAULT_SCOPE = "default";
 
@@ -39,6 +41,8 @@ export interface RunRequestContext {
   scope?: () => Promise<string>;
   /** Deadline of each lease, checkpoint and index call (default 2 s). */
   backendTimeoutMs?: number;
+  /** A resume that names its run directly rather than by replaying the calls. */
+  resumeOf?: { runId: string; answers: ResumeAnswer[] };
 }
 
 export const DEFAULT_BACKEND_TIMEOUT_MS = 2_000;
@@ -85,6 +89,12 @@ export async function prepareRun(
   const usage = new UsageCollector();
   const tracer = context.tracing === undefined ? undefined : await context.tracing.handler();
   let interrupt: InterruptRun | undefined;
+  if (context.resumeOf !== undefined && !config.features.has(GraphFeature.INTERRUPTS)) {
+    throw new UnsupportedParameterError(
+      `previous_response_id only answers a paused run, and model '${request.model}' has no interrupts; send the earlier items as input instead.`,
+      { param: "previous_response_id" },
+    );
+  }
   if (config.features.has(GraphFeature.INTERRUPTS)) {
     interrupt = await prepareInterruptRun({
       model: request.model,
@@ -92,6 +102,7 @@ export async function prepareRun(
       request,
       scope: await resolveScope(context.scope),
       input: buildInput,
+      ...(context.resumeOf === undefined ? {} : { resumeOf: context.resumeOf }),
       backends: {
         coordinator: config.runCoordinator!,
         pendingRuns: registry.pendingRuns,

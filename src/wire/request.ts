@@ -82,7 +82,7 @@ export const METADATA_KEY_MAX = 64;
 export const METADATA_VALUE_MAX = 512;
 export const SETTINGS_VALUE_MAX = 8192;
 
-const metadataSchema = z
+export const metadataSchema = z
   .record(z.string().max(METADATA_KEY_MAX, `Metadata keys are at most ${METADATA_KEY_MAX} characters.`), z.string())
   .superRefine((metadata, context) => {
     const entries = Object.entries(metadata);

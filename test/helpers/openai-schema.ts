@@ -19,6 +19,21 @@ export type OpenAISchemaName =
   | "Model"
   | "ErrorResponse";
 
+// A copy of shared/openai-spec/responses-subset.json: the Responses API schemas.
+const responsesSpecPath = fileURLToPath(new URL("../fixtures/openai-responses-subset.json", import.meta.url));
+const responsesSpec = JSON.parse(readFileSync(responsesSpecPath, "utf8")) as Record<string, unknown>;
+ajv.addSchema({ ...responsesSpec, $id: "openai-responses" });
+
+export type ResponsesSchemaName = "Response" | "ResponseStreamEvent" | "ErrorResponse" | "CreateResponse";
+
+/** Asserts that a body validates against one schema of the Responses API spec. */
+export function assertMatchesResponses(name: ResponsesSchemaName, body: unknown): void {
+  const validate = ajv.getSchema(`openai-responses#/components/schemas/${name}`);
+  assert.ok(validate, `schema ${name} is missing from the spec copy`);
+  const valid = validate(body);
+  assert.ok(valid, `${name} does not validate: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2_000)}`);
+}
+
 /** Asserts that a body validates against one schema of the OpenAI spec. */
 export function assertMatchesOpenAI(name: OpenAISchemaName, body: unknown): void {
   const validate = ajv.getSchema(`openai#/components/schemas/${name}`);

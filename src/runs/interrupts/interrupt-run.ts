@@ -13,7 +13,7 @@ import type { ChatCompletionRequest } from "../../wire/request.js";
 import type { AssistantOutput } from "../../translate/message-out.js";
 import { checkpointKey, resolveRunId } from "./checkpoint-key.js";
 import { encodeBatch, stateToken, toolCallIdOf, type InterruptBatch } from "./interrupt-codec.js";
-import { readResume } from "./resume-request.js";
+import { readResume, type ResumeAnswer } from "./resume-request.js";
 
 /** The interrupt side of one run, resolved before any response byte is sent. */
 export type InterruptRun = {
@@ -91,10 +91,16 @@ export async function prepareInterruptRun(options: {
   /** Builds the graph input; called only when the run starts (a resume's input is the answers). */
   input: () => Promise<unknown>;
   backends: InterruptBackends;
+  /**
+   * A resume that names its run directly (the Responses API's `previous_response_id`): the
+   * answers must match the run's pending batch, whichever batch that is.
+   */
+  resumeOf?: { runId: string; answers: ResumeAnswer[] };
 }): Promise<InterruptRun> {
   const { model, graph, request, scope } = options;
   const supplied = request.metadata.graph_run_id;
-  const resume = readResume(request.messages, supplied);
+  const resume: { runId: string; stateToken?: string; answers: ResumeAnswer[] } | undefined =
+    options.resumeOf ?? readResume(request.messages, supplied);
   const runId = resume?.runId ?? resolveRunId(supplied);
   const key = checkpointKey(scope, model, runId);
   const { backends } = options;
@@ -114,7 +120,7 @@ export async function prepareInterruptRun(options: {
           "This run has no pending interrupts: it has finished, never existed, or belongs to another scope.",
         );
       }
-      if (stateToken(batch) !== resume.stateToken) {
+      if (resume.stateToken !== undefined && stateToken(batch) !== resume.stateToken) {
         throw new InterruptStateConflictError("These answers are for an earlier batch of interrupts; answer the latest one.");
       }
       const pending = new Map(batch.interrupts.map((interrupt) => [toolCallIdOf(interrupt.id), interrupt.id]));

@@ -21,7 +21,7 @@ function contentText(content: ToolMessage["content"]): string {
 }
 
 /** `{"resume": <any JSON>}` gives its value; any other content is the answer as a string. */
-function answerValue(content: ToolMessage["content"]): unknown {
+export function answerValue(content: ToolMessage["content"]): unknown {
   const text = contentText(content);
   try {
     const parsed: unknown = JSON.parse(text);

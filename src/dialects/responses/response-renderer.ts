@@ -1,0 +1,236 @@
+import { randomBytes } from "node:crypto";
+import type { AssistantOutput } from "../../translate/message-out.js";
+import type { RunStreamEvent } from "../../runs/stream-run.js";
+import type { ClientEventWire, Usage } from "../../wire/response.js";
+import type { CreateResponseBody } from "../../wire/responses-request.js";
+import type {
+  FunctionCallItem,
+  MessageItem,
+  OutputTextPart,
+  ResponseObject,
+  ResponseStreamEvent,
+  ResponsesUsage,
+  UrlCitationOut,
+} from "../../wire/responses-response.js";
+
+function itemId(prefix: "msg" | "fc"): string {
+  return `${prefix}_${randomBytes(16).toString("hex")}`;
+}
+
+/** Provider-reported usage in the Responses shape (every detail the schema requires, zero when unreported). */
+export function responsesUsage(usage: Usage): ResponsesUsage {
+  return {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: 0 },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
+    total_tokens: usage.total_tokens,
+  };
+}
+
+function annotationsOf(output: AssistantOutput): UrlCitationOut[] {
+  return output.annotations.map(({ url_citation: citation }) => ({
+    type: "url_citation",
+    url: citation.url,
+    title: citation.title,
+    start_index: citation.start_index,
+    end_index: citation.end_index,
+  }));
+}
+
+const emptyText = (): OutputTextPart => ({ type: "output_text", text: "", annotations: [], logprobs: [] });
+
+/**
+ * Renders one run's events as a Responses API response: the typed stream events in order
+ * (created, in_progress, items with their parts and deltas, exactly one terminal event), and
+ * the response object they build up. A complete response is the same events, collected.
+ * Item IDs and output indexes are stable from an item's `added` event to its `done`.
+ */
+export class ResponseRenderer {
+  readonly response: ResponseObject;
+  #sequence = 0;
+  /** The final-answer message while its text streams. */
+  #answer: { item: MessageItem; index: number } | undefined;
+
+  constructor(id: string, body: CreateResponseBody, private readonly clientEvents: boolean) {
+    this.response = {
+      id,
+      object: "response",
+      created_at: Math.floor(Date.now() / 1000),
+      completed_at: null,
+      status: "in_progress",
+      model: body.model,
+      output: [],
+      error: null,
+      incomplete_details: null,
+      instructions: body.instructions ?? null,
+      metadata: body.metadata ?? {},
+      parallel_tool_calls: body.parallel_tool_calls ?? true,
+      previous_response_id: body.previous_response_id ?? null,
+      temperature: body.temperature ?? null,
+      top_p: body.top_p ?? null,
+      tool_choice: body.tool_choice ?? "auto",
+      tools: (body.tools ?? []).map((tool) => ({ ...tool, strict: tool.strict ?? null, parameters: tool.parameters ?? null })),
+      store: false,
+      background: false,
+    };
+  }
+
+  #event(type: string, fields: Record<string, unknown>): ResponseStreamEvent {
+    return { type, sequence_number: this.#sequence++, ...fields };
+  }
+
+  #snapshot(): ResponseObject {
+    return structuredClone(this.response);
+  }
+
+  /** The events that open the stream. */
+  start(): ResponseStreamEvent[] {
+    return [
+      this.#event("response.created", { response: this.#snapshot() }),
+      this.#event("response.in_progress", { response: this.#snapshot() }),
+    ];
+  }
+
+  /** The events of one run event. */
+  render(event: RunStreamEvent): ResponseStreamEvent[] {
+    if (event.kind === "text") return this.#text(event.text);
+    if (event.kind === "event") return this.#clientEvent(event.event);
+    return this.#final(event.output, event.usage);
+  }
+
+  #openMessage(phase: MessageItem["phase"]): { item: MessageItem; index: number; events: ResponseStreamEvent[] } {
+    const item: MessageItem = { type: "message", id: itemId("msg"), role: "assistant", status: "in_progress", phase, content: [] };
+    const index = this.response.output.length;
+    this.response.output.push(item);
+    const events = [this.#event("response.output_item.added", { output_index: index, item: structuredClone(item) })];
+    item.content.push(emptyText());
+    events.push(
+      this.#event("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: emptyText() }),
+    );
+    return { item, index, events };
+  }
+
+  #closeMessage(item: MessageItem, index: number, annotations: UrlCitationOut[] = []): ResponseStreamEvent[] {
+    const part = item.content[0]!;
+    const events = [
+      this.#event("response.output_text.done", { item_id: item.id, output_index: index, content_index: 0, text: part.text, logprobs: [] }),
+    ];
+    annotations.forEach((annotation, annotationIndex) => {
+      part.annotations.push(annotation);
+      events.push(
+        this.#event("response.output_text.annotation.added", {
+          item_id: item.id,
+          output_index: index,
+          content_index: 0,
+          annotation_index: annotationIndex,
+          annotation,
+        }),
+      );
+    });
+    item.status = "completed";
+    events.push(
+      this.#event("response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part: structuredClone(part) }),
+      this.#event("response.output_item.done", { output_index: index, item: structuredClone(item) }),
+    );
+    return events;
+  }
+
+  #delta(item: MessageItem, index: number, text: string): ResponseStreamEvent {
+    item.content[0]!.text += text;
+    return this.#event("response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: text, logprobs: [] });
+  }
+
+  #text(text: string): ResponseStreamEvent[] {
+    const events: ResponseStreamEvent[] = [];
+    if (this.#answer === undefined) {
+      const opened = this.#openMessage("final_answer");
+      this.#answer = { item: opened.item, index: opened.index };
+      events.push(...opened.events);
+    }
+    events.push(this.#delta(this.#answer.item, this.#answer.index, text));
+    return events;
+  }
+
+  /**
+   * A status event is a completed commentary message of its own (hidden ones excepted); every
+   * client event also rides, whole, in the `graph_chat_serve` extension: on that commentary
+   * item, or for progress, artifacts and hidden statuses on a `response.in_progress` event.
+   */
+  #clientEvent(event: ClientEventWire): ResponseStreamEvent[] {
+    if (!this.clientEvents) return [];
+    const extension = { schema_version: 1 as const, event };
+    const description = event.data.description;
+    if (event.type === "status" && event.data.hidden !== true && typeof description === "string") {
+      const { item, index, events } = this.#openMessage("commentary");
+      item.graph_chat_serve = extension;
+      events.push(this.#delta(item, index, description), ...this.#closeMessage(item, index));
+      return events;
+    }
+    return [this.#event("response.in_progress", { response: this.#snapshot(), graph_chat_serve: extension })];
+  }
+
+  #final(output: AssistantOutput, usage: Usage | undefined): ResponseStreamEvent[] {
+    const events: ResponseStreamEvent[] = [];
+    const annotations = annotationsOf(output);
+    const needsMessage = output.text !== "" || output.toolCalls.length === 0;
+    if (this.#answer === undefined && needsMessage) {
+      const opened = this.#openMessage("final_answer");
+      this.#answer = { item: opened.item, index: opened.index };
+      events.push(...opened.events);
+      if (output.text !== "") events.push(this.#delta(opened.item, opened.index, output.text));
+    }
+    if (this.#answer !== undefined) {
+      events.push(...this.#closeMessage(this.#answer.item, this.#answer.index, annotations));
+      this.#answer = undefined;
+    }
+    for (const call of output.toolCalls) {
+      const item: FunctionCallItem = {
+        type: "function_call",
+        id: itemId("fc"),
+        call_id: call.id,
+        name: call.function.name,
+        arguments: "",
+        status: "in_progress",
+      };
+      const index = this.response.output.length;
+      this.response.output.push(item);
+      events.push(this.#event("response.output_item.added", { output_index: index, item: structuredClone(item) }));
+      item.arguments = call.function.arguments;
+      events.push(this.#event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: item.arguments }));
+      events.push(
+        this.#event("response.function_call_arguments.done", { item_id: item.id, name: item.name, output_index: index, arguments: item.arguments }),
+      );
+      item.status = "completed";
+      events.push(this.#event("response.output_item.done", { output_index: index, item: structuredClone(item) }));
+    }
+    if (usage !== undefined) this.response.usage = responsesUsage(usage);
+    this.response.completed_at = Math.floor(Date.now() / 1000);
+    if (output.finishReason === "length") {
+      this.response.status = "incomplete";
+      this.response.incomplete_details = { reason: "max_output_tokens" };
+      events.push(this.#event("response.incomplete", { response: this.#snapshot() }));
+    } else {
+      this.response.status = "completed";
+      events.push(this.#event("response.completed", { response: this.#snapshot() }));
+    }
+    return events;
+  }
+
+  /**
+   * A failure after the stream began: an `error` event with chat-serve's code, then
+   * `response.failed` keeping what was already streamed.
+   */
+  fail(error: { code: string; message: string; param: string | null; status: number }): ResponseStreamEvent[] {
+    if (this.#answer !== undefined) {
+      this.#answer.item.status = "incomplete";
+      this.#answer = undefined;
+    }
+    this.response.status = "failed";
+    this.response.error = { code: error.status === 429 ? "rate_limit_exceeded" : "server_error", message: error.message };
+    return [
+      this.#event("error", { code: error.code, message: error.message, param: error.param }),
+      this.#event("response.failed", { response: this.#snapshot() }),
+    ];
+  }
+}

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { metadataSchema } from "./request.js";
+
+// The Responses API request body (`POST /responses`), validated with our own schema: the
+// published one matches a user message with content parts twice in `InputItem`'s oneOf, so
+// a strict JSON Schema validator would refuse valid requests. Top-level objects are strict;
+// items keep unknown fields out, since clients echo output items back with their ids and status.
+
+const inputText = z.object({ type: z.literal("input_text"), text: z.string() });
+const inputImage = z.object({
+  type: z.literal("input_image"),
+  image_url: z.string().nullish(),
+  file_id: z.string().nullish(),
+  detail: z.enum(["auto", "low", "high"]).nullish(),
+});
+const inputFile = z.object({
+  type: z.literal("input_file"),
+  file_data: z.string().nullish(),
+  file_id: z.string().nullish(),
+  file_url: z.string().nullish(),
+  filename: z.string().nullish(),
+});
+const outputText = z.object({ type: z.literal("output_text"), text: z.string() });
+const refusal = z.object({ type: z.literal("refusal"), refusal: z.string() });
+
+export const inputContentPart = z.discriminatedUnion("type", [inputText, inputImage, inputFile, outputText, refusal]);
+
+const messageItem = z.object({
+  type: z.literal("message").optional(),
+  role: z.enum(["user", "system", "developer", "assistant"]),
+  content: z.union([z.string(), z.array(inputContentPart)]),
+});
+const functionCallItem = z.object({
+  type: z.literal("function_call"),
+  call_id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+});
+const functionCallOutputItem = z.object({
+  type: z.literal("function_call_output"),
+  call_id: z.string().min(1),
+  output: z.union([z.string(), z.array(inputContentPart)]),
+});
+const itemReference = z.object({ type: z.literal("item_reference"), id: z.string() });
+
+export const inputItemSchema = z.union([messageItem, functionCallItem, functionCallOutputItem, itemReference]);
+
+const functionTool = z.strictObject({
+  type: z.literal("function"),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+  strict: z.boolean().nullish(),
+});
+
+const toolChoice = z.union([
+  z.enum(["none", "auto", "required"]),
+  z.object({ type: z.literal("function"), name: z.string() }),
+  z.object({ type: z.literal("allowed_tools"), mode: z.string(), tools: z.array(z.record(z.string(), z.unknown())) }),
+]);
+
+/**
+ * Every standard field is accepted; the fields asking for what a stateless server cannot do
+ * (`background: true`, `conversation`, a non-empty `include`) are refused by the parser with
+ * a sentence saying so, not here.
+ */
+export const createResponseSchema = z.strictObject({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(z.unknown())]),
+  instructions: z.string().nullish(),
+  tools: z.array(functionTool).nullish(),
+  tool_choice: toolChoice.nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  metadata: metadataSchema.nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.strictObject({ include_obfuscation: z.boolean().optional() }).nullish(),
+  user: z.string().nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  max_output_tokens: z.int().positive().nullish(),
+  text: z
+    .strictObject({
+      format: z.object({ type: z.string() }).passthrough().nullish(),
+      verbosity: z.enum(["low", "medium", "high"]).nullish(),
+    })
+    .nullish(),
+  store: z.boolean().nullish(),
+  previous_response_id: z.string().nullish(),
+  conversation: z.unknown().optional(),
+  background: z.boolean().nullish(),
+  include: z.array(z.string()).nullish(),
+  reasoning: z.record(z.string(), z.unknown()).nullish(),
+  truncation: z.enum(["auto", "disabled"]).nullish(),
+  service_tier: z.string().nullish(),
+  safety_identifier: z.string().nullish(),
+  prompt_cache_key: z.string().nullish(),
+  top_logprobs: z.int().min(0).max(20).nullish(),
+  max_tool_calls: z.int().positive().nullish(),
+});
+
+export type CreateResponseBody = z.infer<typeof createResponseSchema>;
+export type InputItem = z.infer<typeof inputItemSchema>;
+export type InputContentPart = z.infer<typeof inputContentPart>;

@@ -1,0 +1,297 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import OpenAI from "openai";
+import { MemorySaver } from "@langchain/langgraph";
+import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
+import { ChatServe } from "../../src/http/chat-serve.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { graph as echoGraph } from "../../demo/graphs/echo.js";
+import { graph as researchGraph, ResearchSettings } from "../../demo/graphs/research.js";
+import { graph as approvalGraph } from "../../demo/graphs/approval.js";
+import { graph as toolsGraph } from "../../demo/graphs/tools.js";
+import { assertMatchesResponses } from "../helpers/openai-schema.js";
+
+let origin: string;
+let close: () => Promise<void>;
+let client: OpenAI;
+
+before(async () => {
+  const registry = new GraphRegistry(
+    {
+      echo: { graph: echoGraph, description: "Echo", streamableNodeNames: ["respond"] },
+      research: { graph: researchGraph, description: "Research", streamableNodeNames: ["answer"], features: ["CLIENT_EVENTS"], clientSettings: ResearchSettings },
+      approval: { graph: approvalGraph, description: "Approval", features: ["INTERRUPTS"] },
+      tools: { graph: toolsGraph, description: "Tools", streamableNodeNames: ["agent"] },
+    },
+    { runCoordinator: new InMemoryRunCoordinator(), checkpointer: new MemorySaver() },
+  );
+  const app = await new ChatServe({ graphs: registry }).bind();
+  origin = await app.listen({ host: "127.0.0.1", port: 0 });
+  close = () => app.close();
+  client = new OpenAI({ baseURL: `${origin}/v1`, apiKey: "x", maxRetries: 0 });
+});
+after(() => close());
+
+/** Posts a Responses body and returns the raw stream events, each validated against the schema. */
+async function rawStream(body: Record<string, unknown>): Promise<{ type: string; sequence_number: number; [key: string]: unknown }[]> {
+  const response = await fetch(`${origin}/v1/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get("content-type") ?? "", /text\/event-stream/u);
+  const text = await response.text();
+  const events = text
+    .split("\n\n")
+    .filter((frame) => frame.includes("data: "))
+    .map((frame) => {
+      const name = /^event: (.+)$/mu.exec(frame)?.[1];
+      const data = JSON.parse(/^data: (.+)$/mu.exec(frame)![1]!);
+      assert.equal(name, data.type, "the event: line names the event's type");
+      return data;
+    });
+  for (const event of events) assertMatchesResponses("ResponseStreamEvent", event);
+  events.forEach((event, index) => assert.equal(event.sequence_number, index, "sequence numbers increase by one"));
+  const terminal = events.filter((event) => ["response.completed", "response.incomplete", "response.failed"].includes(event.type));
+  assert.equal(terminal.length, 1, "exactly one terminal event");
+  assert.equal(events.at(-1), terminal[0]);
+  return events;
+}
+
+describe("POST /responses with the openai SDK", () => {
+  test("responses.create: echo answers with one final_answer message and usage", async () => {
+    const response = await client.responses.create({ model: "echo", input: "hello there friend" });
+    assertMatchesResponses("Response", response);
+    assert.equal(response.status, "completed");
+    assert.equal(response.output_text, "hello there friend");
+    assert.match(response.id, /^resp_/u);
+    const message = response.output[0] as { type: string; phase?: string };
+    assert.equal(message.type, "message");
+    assert.equal(message.phase, "final_answer");
+    assert.equal(response.usage?.output_tokens, 3);
+    assert.ok((response.usage?.input_tokens ?? 0) > 0);
+  });
+
+  test("streamed echo carries the same text as complete, with the typed lifecycle", async () => {
+    const events = await rawStream({ model: "echo", input: "one two three four" });
+    const types = events.map((event) => event.type);
+    assert.deepEqual(types.slice(0, 4), ["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added"]);
+    assert.ok(types.filter((type) => type === "response.output_text.delta").length >= 4, "word by word");
+    const text = events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join("");
+    assert.equal(text, "one two three four");
+    const completed = events.at(-1) as { type: string; response: { output: { id: string; content: { text: string }[] }[] } };
+    assert.equal(completed.type, "response.completed");
+    assertMatchesResponses("Response", completed.response);
+    const added = events.find((event) => event.type === "response.output_item.added") as { item: { id: string } };
+    assert.equal(completed.response.output[0]!.id, added.item.id, "stable item ids");
+    assert.equal(completed.response.output[0]!.content[0]!.text, "one two three four");
+  });
+
+  test("responses.stream with the SDK's helpers", async () => {
+    const stream = client.responses.stream({ model: "echo", input: "streamed through helpers" });
+    let deltas = "";
+    stream.on("response.output_text.delta", (event) => (deltas += event.delta));
+    const final = await stream.finalResponse();
+    assert.equal(deltas, "streamed through helpers");
+    assert.equal(final.output_text, "streamed through helpers");
+  });
+
+  test("tools: a function_call item, then the answer to its output", async () => {
+    const first = await client.responses.create({ model: "tools", input: "What is the weather in Oslo?" });
+    assertMatchesResponses("Response", first);
+    const call = first.output.find((item) => item.type === "function_call");
+    assert.ok(call && call.type === "function_call");
+    assert.equal(call.name, "get_weather");
+    assert.deepEqual(JSON.parse(call.arguments), { city: "Oslo" });
+    const second = await client.responses.create({
+      model: "tools",
+      input: [
+        { role: "user", content: "What is the weather in Oslo?" },
+        { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
+        { type: "function_call_output", call_id: call.call_id, output: "sunny, 21 C" },
+      ],
+    });
+    assert.equal(second.output_text, "The weather tool says: sunny, 21 C");
+  });
+
+  test("research streams status events as commentary items, settings apply, the answer is cited", async () => {
+    const events = await rawStream({
+      model: "research",
+      input: "What is LangGraph?",
+      metadata: { graph_stream_events: "v1", graph_runtime_settings: JSON.stringify({ depth: 2 }) },
+    });
+    const done = events.filter((event) => event.type === "response.output_item.done").map((event) => event.item as { phase?: string; type: string; graph_chat_serve?: unknown });
+    const commentary = done.filter((item) => item.phase === "commentary");
+    assert.ok(commentary.length >= 1, "status events are commentary items");
+    assert.ok(commentary.every((item) => item.graph_chat_serve !== undefined), "each carries its event in the extension");
+    const final = done.find((item) => item.phase === "final_answer") as unknown as { content: { annotations: { type: string }[] }[] };
+    assert.ok(final.content[0]!.annotations.length > 0, "url_citation annotations");
+    assert.ok(events.some((event) => event.type === "response.output_text.annotation.added"));
+    const progress = events.filter((event) => event.type === "response.in_progress" && event.graph_chat_serve !== undefined);
+    assert.ok(progress.length >= 1, "progress rides on response.in_progress");
+  });
+
+  test("the SDK's stream helper still parses a stream with the extension on", async () => {
+    const stream = client.responses.stream({
+      model: "research",
+      input: "What is LangGraph?",
+      metadata: { graph_stream_events: "v1" },
+    });
+    const final = await stream.finalResponse();
+    const answer = final.output.find((item) => item.type === "message" && (item as { phase?: string }).phase === "final_answer");
+    assert.ok(answer);
+  });
+
+  test("bad settings are a 400 before any byte; unknown fields are unknown_parameter", async () => {
+    await assert.rejects(
+      client.responses.create({ model: "research", input: "x", metadata: { graph_runtime_settings: JSON.stringify({ depth: 99 }) } }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.code === "invalid_client_settings",
+    );
+    const response = await fetch(`${origin}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "echo", input: "x", nonsense: 1 }),
+    });
+    assert.equal(response.status, 400);
+    const body = await response.json();
+    assertMatchesResponses("ErrorResponse", body);
+    assert.equal(body.error.code, "unknown_parameter");
+  });
+
+  test("what a stateless server cannot do is refused with a sentence; client defaults pass", async () => {
+    for (const [field, value] of [
+      ["background", true],
+      ["conversation", "conv_1"],
+      ["include", ["reasoning.encrypted_content"]],
+    ] as const) {
+      await assert.rejects(
+        client.responses.create({ model: "echo", input: "x", [field]: value } as never),
+        (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.code === "unsupported_parameter" && error.param === field,
+        field,
+      );
+    }
+    await assert.rejects(
+      client.responses.create({ model: "echo", input: [{ type: "item_reference", id: "msg_1" }] } as never),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && /store/u.test(error.message),
+    );
+    // What the Agents SDK, LangChain and the AI SDK send by default.
+    const fine = await client.responses.create({ model: "echo", input: "ok", include: [], tools: [], text: {}, store: true, tool_choice: "auto", instructions: "Be brief." });
+    assert.equal(fine.output_text, "ok");
+  });
+
+  test("a replayed function_call needs exactly one output", async () => {
+    await assert.rejects(
+      client.responses.create({
+        model: "tools",
+        input: [
+          { role: "user", content: "weather?" },
+          { type: "function_call", call_id: "call_1", name: "get_weather", arguments: "{}" },
+        ],
+      }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.param === "input.1",
+    );
+    await assert.rejects(
+      client.responses.create({ model: "tools", input: [{ type: "function_call_output", call_id: "call_x", output: "y" }] }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.param === "input.0.call_id",
+    );
+  });
+});
+
+describe("interrupts over the Responses API", () => {
+  test("approval pauses with graph_interrupt calls and resumes by replaying them", async () => {
+    const paused = await client.responses.create({ model: "approval", input: "deploy the release" });
+    assertMatchesResponses("Response", paused);
+    const calls = paused.output.filter((item) => item.type === "function_call");
+    assert.equal(calls.length, 1);
+    const call = calls[0]!;
+    assert.ok(call.type === "function_call");
+    assert.equal(call.name, "graph_interrupt");
+    const args = JSON.parse(call.arguments);
+    assert.match(args.run_id, /^[0-9a-f-]{36}$/u);
+    assert.equal(typeof args.state_token, "string");
+    assert.match(args.payload.question, /deploy the release/u);
+
+    const done = await client.responses.create({
+      model: "approval",
+      input: [
+        { role: "user", content: "deploy the release" },
+        { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
+        { type: "function_call_output", call_id: call.call_id, output: "approve" },
+      ],
+    });
+    assert.equal(done.output_text, "Approved: going ahead with deploy the release.");
+
+    // The run is finished: replaying the same answer now conflicts.
+    await assert.rejects(
+      client.responses.create({
+        model: "approval",
+        input: [
+          { role: "user", content: "deploy the release" },
+          { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
+          { type: "function_call_output", call_id: call.call_id, output: "approve" },
+        ],
+      }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 409 && error.code === "interrupt_state_conflict",
+    );
+  });
+
+  test("approval resumes with previous_response_id and the outputs alone", async () => {
+    const paused = await client.responses.create({ model: "approval", input: "restart the cluster" });
+    const call = paused.output.find((item) => item.type === "function_call")!;
+    assert.ok(call.type === "function_call");
+    const done = await client.responses.create({
+      model: "approval",
+      previous_response_id: paused.id,
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "no thanks" }],
+    });
+    assert.match(done.output_text, /^Not approved \(you said "no thanks"\)/u);
+    assert.equal(done.previous_response_id, paused.id);
+    await assert.rejects(
+      client.responses.create({
+        model: "approval",
+        previous_response_id: paused.id,
+        input: [{ type: "function_call_output", call_id: call.call_id, output: "approve" }],
+      }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 409 && error.code === "interrupt_state_conflict",
+    );
+    await assert.rejects(
+      client.responses.create({ model: "echo", previous_response_id: "resp_unknown", input: "hi" }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.param === "previous_response_id",
+    );
+  });
+
+  test("a run paused on chat completions is answered on Responses, and the other way round", async () => {
+    const chatPaused = await client.chat.completions.create({ model: "approval", messages: [{ role: "user", content: "ship it" }] });
+    const chatCall = chatPaused.choices[0]!.message.tool_calls![0]! as { id: string; function: { name: string; arguments: string } };
+    const viaResponses = await client.responses.create({
+      model: "approval",
+      input: [
+        { role: "user", content: "ship it" },
+        { type: "function_call", call_id: chatCall.id, name: chatCall.function.name, arguments: chatCall.function.arguments },
+        { type: "function_call_output", call_id: chatCall.id, output: "approve" },
+      ],
+    });
+    assert.equal(viaResponses.output_text, "Approved: going ahead with ship it.");
+
+    const responsesPaused = await client.responses.create({ model: "approval", input: "roll back" });
+    const call = responsesPaused.output.find((item) => item.type === "function_call")!;
+    assert.ok(call.type === "function_call");
+    const viaChat = await client.chat.completions.create({
+      model: "approval",
+      messages: [
+        { role: "user", content: "roll back" },
+        { role: "assistant", content: null, tool_calls: [{ id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } }] },
+        { role: "tool", tool_call_id: call.call_id, content: "yes" },
+      ],
+    });
+    assert.equal(viaChat.choices[0]!.message.content, "Approved: going ahead with roll back.");
+  });
+
+  test("a streamed pause ends with the function_call items and response.completed", async () => {
+    const events = await rawStream({ model: "approval", input: "delete the backups" });
+    const done = events.filter((event) => event.type === "response.output_item.done").map((event) => event.item as { type: string; name?: string });
+    assert.deepEqual(done.map((item) => [item.type, item.name]), [["function_call", "graph_interrupt"]]);
+    assert.ok(events.some((event) => event.type === "response.function_call_arguments.done"));
+  });
+});

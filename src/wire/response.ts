@@ -92,6 +92,8 @@ export interface ClientSettingsDescriptor {
 }
 
 export interface ModelExtensionFull extends ModelExtensionSummary {
+  /** The APIs the model is served on, as paths under the prefix. */
+  apis: ("chat/completions" | "responses")[];
   client_settings?: ClientSettingsDescriptor;
   capabilities: Partial<Record<WireFeature, Record<string, unknown>>>;
 }

@@ -33,7 +33,10 @@ before(async () => {
 after(() => close());
 
 /** Posts a Responses body and returns the raw stream events, each validated against the schema. */
-async function rawStream(body: Record<string, unknown>): Promise<{ type: string; sequence_number: number; [key: string]: unknown }[]> {
+// biome-ignore lint/suspicious/noExplicitAny: stream events are checked against the schema, then read freely
+type StreamEvent = { type: string; sequence_number: number; [key: string]: any };
+
+async function rawStream(body: Record<string, unknown>): Promise<StreamEvent[]> {
   const response = await fetch(`${origin}/v1/responses`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -80,10 +83,10 @@ describe("POST /responses with the openai SDK", () => {
     assert.ok(types.filter((type) => type === "response.output_text.delta").length >= 4, "word by word");
     const text = events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join("");
     assert.equal(text, "one two three four");
-    const completed = events.at(-1) as { type: string; response: { output: { id: string; content: { text: string }[] }[] } };
+    const completed = events.at(-1)!;
     assert.equal(completed.type, "response.completed");
     assertMatchesResponses("Response", completed.response);
-    const added = events.find((event) => event.type === "response.output_item.added") as { item: { id: string } };
+    const added = events.find((event) => event.type === "response.output_item.added")!;
     assert.equal(completed.response.output[0]!.id, added.item.id, "stable item ids");
     assert.equal(completed.response.output[0]!.content[0]!.text, "one two three four");
   });
@@ -154,7 +157,7 @@ describe("POST /responses with the openai SDK", () => {
       body: JSON.stringify({ model: "echo", input: "x", nonsense: 1 }),
     });
     assert.equal(response.status, 400);
-    const body = await response.json();
+    const body = (await response.json()) as { error: { code: string } };
     assertMatchesResponses("ErrorResponse", body);
     assert.equal(body.error.code, "unknown_parameter");
   });
@@ -196,6 +199,11 @@ describe("POST /responses with the openai SDK", () => {
       (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.param === "input.0.call_id",
     );
   });
+});
+
+test("GET /models/{model} names the APIs the model is served on", async () => {
+  const model = (await (await fetch(`${origin}/v1/models/echo`)).json()) as { graph_chat_serve: { apis: string[] } };
+  assert.deepEqual(model.graph_chat_serve.apis, ["chat/completions", "responses"]);
 });
 
 describe("interrupts over the Responses API", () => {

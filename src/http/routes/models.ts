@@ -32,7 +32,7 @@ function full(registry: GraphRegistry, id: string, created: number): ModelObject
   const capabilities: ModelExtensionFull["capabilities"] = {};
   if (config.features.has(GraphFeature.CLIENT_EVENTS)) capabilities.client_events = structuredClone(CAPABILITIES.client_events);
   if (config.features.has(GraphFeature.INTERRUPTS)) capabilities.interrupts = { ...CAPABILITIES.interrupts };
-  const extension: ModelExtensionFull = { ...base.graph_chat_serve, capabilities };
+  const extension: ModelExtensionFull = { ...base.graph_chat_serve, apis: ["chat/completions", "responses"], capabilities };
   if (config.clientSettings !== undefined) extension.client_settings = config.clientSettings.descriptor();
   return { ...base, graph_chat_serve: extension };
 }

@@ -9,8 +9,12 @@ import { graph as echoGraph } from "../../demo/graphs/echo.js";
 import { graph as researchGraph, ResearchSettings } from "../../demo/graphs/research.js";
 import { graph as approvalGraph } from "../../demo/graphs/approval.js";
 import { graph as toolsGraph } from "../../demo/graphs/tools.js";
+import { graph as plainGraph } from "../../demo/graphs/plain.js";
+import { failingGraph, slowGraph, type AbortProbe } from "../fixtures/graphs.js";
+import { eventually } from "../helpers/eventually.js";
 import { assertMatchesResponses } from "../helpers/openai-schema.js";
 
+const probe: AbortProbe = { started: false, chunks: 0, finished: false, aborted: false };
 let origin: string;
 let close: () => Promise<void>;
 let client: OpenAI;
@@ -22,6 +26,9 @@ before(async () => {
       research: { graph: researchGraph, description: "Research", streamableNodeNames: ["answer"], features: ["CLIENT_EVENTS"], clientSettings: ResearchSettings },
       approval: { graph: approvalGraph, description: "Approval", features: ["INTERRUPTS"] },
       tools: { graph: toolsGraph, description: "Tools", streamableNodeNames: ["agent"] },
+      plain: { graph: plainGraph, description: "Plain" },
+      failing: { graph: failingGraph(), description: "Fails" },
+      slow: { graph: slowGraph(probe), description: "Slow", streamableNodeNames: ["respond"] },
     },
     { runCoordinator: new InMemoryRunCoordinator(), checkpointer: new MemorySaver() },
   );
@@ -204,6 +211,48 @@ describe("POST /responses with the openai SDK", () => {
 test("GET /models/{model} names the APIs the model is served on", async () => {
   const model = (await (await fetch(`${origin}/v1/models/echo`)).json()) as { graph_chat_serve: { apis: string[] } };
   assert.deepEqual(model.graph_chat_serve.apis, ["chat/completions", "responses"]);
+});
+
+describe("failures and disconnects", () => {
+  test("no usage reported, no usage field", async () => {
+    const response = await client.responses.create({ model: "plain", input: "hi" });
+    assertMatchesResponses("Response", response);
+    assert.equal(response.usage, undefined);
+    assert.ok(response.output_text.length > 0);
+  });
+
+  test("a failure after the first byte is an error event, then response.failed", async () => {
+    const events = await rawStream({ model: "failing", input: "hi" });
+    const [error, failed] = events.slice(-2);
+    assert.equal(error!.type, "error");
+    assert.equal(error!.code, "internal_error");
+    assert.equal(failed!.type, "response.failed");
+    assert.equal(failed!.response.status, "failed");
+    assert.ok(!JSON.stringify(events).includes("hunter2"), "no internal message");
+  });
+
+  test("a failure before any byte is an ordinary error response", async () => {
+    await assert.rejects(
+      client.responses.create({ model: "failing", input: "hi" }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 500 && error.code === "internal_error" && !error.message.includes("hunter2"),
+    );
+  });
+
+  test("a client that disconnects aborts the run", async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${origin}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "slow", input: "go", stream: true }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await eventually(async () => assert.ok(probe.chunks > 2), 5_000, 20);
+    controller.abort();
+    await eventually(async () => assert.equal(probe.aborted, true), 5_000, 20);
+    assert.equal(probe.finished, false);
+  });
 });
 
 describe("interrupts over the Responses API", () => {

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { REPO_ROOT, startCli, type RunningServer } from "../helpers/cli.js";
+
+// The README's marked examples, run as they are written against `chat-serve start` with the
+// repository's demo config: only the base URL is changed to the test server's.
+const README = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+
+function example(name: string): string {
+  const marker = `<!-- readme-test: ${name} -->`;
+  const start = README.indexOf(marker);
+  assert.ok(start >= 0, `the README has the example '${name}'`);
+  const match = /```ts\n([\s\S]*?)```/u.exec(README.slice(start));
+  assert.ok(match?.[1], `a ts block follows the marker '${name}'`);
+  return match[1];
+}
+
+let server: RunningServer;
+before(async () => {
+  server = await startCli([]);
+});
+after(async () => {
+  await server.stop();
+});
+
+async function runExample(name: string): Promise<string> {
+  // Inside the repository, so its imports resolve to this checkout's packages.
+  const file = path.join(REPO_ROOT, `.readme-example-${name}.mts`);
+  writeFileSync(file, example(name).replaceAll("http://127.0.0.1:8000/v1", server.baseURL));
+  try {
+    const child = spawn(process.execPath, ["--import", "tsx", file], { cwd: REPO_ROOT });
+    let output = "";
+    child.stdout.on("data", (data: Buffer) => (output += data.toString()));
+    child.stderr.on("data", (data: Buffer) => (output += data.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    assert.equal(code, 0, output);
+    return output;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+test("README: the Responses API with the openai SDK", async () => {
+  const output = await runExample("responses-openai");
+  assert.match(output, /^hello there \{/mu, "the answer and its usage");
+  assert.match(output, /input_tokens/u);
+  assert.match(output, /hello again/u);
+  assert.match(output, /Approved: going ahead with deploy\./u);
+});
+
+test("README: the Responses API with the OpenAI Agents SDK", async () => {
+  const output = await runExample("responses-agents");
+  assert.match(output, /^hello agents$/mu);
+  assert.match(output, /^Approved: going ahead with deploy\.$/mu);
+});

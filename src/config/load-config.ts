@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { cosmiconfig, type Loader } from "cosmiconfig";
 import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
-import { describeFirstIssue } from "./describe-issue.js";
+import { describeFirstIssue } from "../util/describe-issue.js";
 import { configSchema, type ParsedConfig } from "./define-config.js";
 import { ModuleLoader } from "./module-loader.js";
 import { firstLine } from "../errors/first-line.js";

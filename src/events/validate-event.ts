@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { describeFirstIssue } from "../config/describe-issue.js";
-import { jsonProblem } from "../settings/json-values.js";
+import { describeFirstIssue } from "../util/describe-issue.js";
+import { jsonProblem } from "../util/json-values.js";
 import type { ClientEventWire } from "../wire/response.js";
 import { CLIENT_EVENT_TYPES, ENVELOPE_KEY, ENVELOPE_VERSION, MAX_EVENT_BYTES, isEnvelope } from "./envelope.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GraphNotFoundError, RegistrationError } from "../errors/catalogue.js";
-import { firstIssue, issuePath } from "../config/describe-issue.js";
+import { firstIssue, issuePath } from "../util/describe-issue.js";
 import { parseGraphConfig, type GraphConfig, type GraphConfigInput } from "./graph-config.js";
 import { modelIdProblem } from "./model-id.js";
 import { resolveGraphSource } from "./resolve-graph.js";

@@ -1,4 +1,4 @@
-import type { AssistantOutput } from "../translate/message-out.js";
+import type { AssistantOutput } from "./messages/message-out.js";
 import type { Usage } from "../wire/response.js";
 import { finalOutput } from "./output-message.js";
 import type { PreparedRun } from "./prepare-run.js";

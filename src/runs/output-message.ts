@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { GraphConfigurationError } from "../errors/catalogue.js";
 import type { GraphConfig } from "../registry/graph-config.js";
 import { CitationIndexError } from "../events/citations.js";
-import { toAssistantOutput, type AssistantOutput } from "../translate/message-out.js";
+import { toAssistantOutput, type AssistantOutput } from "./messages/message-out.js";
 
 function isMessage(value: unknown): value is BaseMessage {
   return typeof value === "object" && value !== null && typeof (value as BaseMessage).type === "string" && "content" in value;

@@ -4,7 +4,7 @@ import type { GraphConfig } from "../registry/graph-config.js";
 import { GraphFeature } from "../registry/features.js";
 import type { ServableGraph } from "../registry/servable-graph.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
-import { toLangChainMessages } from "../translate/messages-in.js";
+import { toLangChainMessages } from "./messages/messages-in.js";
 import { UsageCollector } from "./usage.js";
 import { buildRunConfig } from "./run-config.js";
 import { resolveRuntimeContext } from "../settings/runtime-context.js";

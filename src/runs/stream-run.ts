@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { messageText } from "../translate/message-text.js";
+import { messageText } from "./messages/message-text.js";
 import type { ClientEventWire } from "../wire/response.js";
 import type { RunResult } from "./invoke-run.js";
 import { finalOutput } from "./output-message.js";

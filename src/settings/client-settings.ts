@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { InvalidClientSettingsError } from "../errors/catalogue.js";
-import { describeFirstIssue } from "../config/describe-issue.js";
+import { describeFirstIssue } from "../util/describe-issue.js";
 import type { ClientSettingsDescriptor } from "../wire/response.js";
 import { representationProblem, structureProblem } from "./inspect-schema.js";
-import { deepFreeze, jsonProblem } from "./json-values.js";
+import { deepFreeze, jsonProblem } from "../util/json-values.js";
 
 const SETTINGS_BRAND = Symbol.for("chat-serve.ClientSettings");
 export const SETTINGS_METADATA_KEY = "graph_runtime_settings";

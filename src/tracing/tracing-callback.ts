@@ -1,6 +1,4 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { ConfigError } from "../errors/catalogue.js";
-import type { EnvSettings } from "../config/env.js";
 
 /** The tracing backend's own settings (deployment secrets, never request values). */
 export interface TracingSettings {
@@ -10,23 +8,6 @@ export interface TracingSettings {
   baseUrl?: string;
 }
 
-/**
- * The tracing settings the environment asks for: undefined when `SVC_ENABLE_TRACING` is off,
- * a ConfigError naming what is missing when it is on without both keys.
- */
-export function tracingSettingsFromEnv(env: EnvSettings): TracingSettings | undefined {
-  if (!env.tracingEnabled) return undefined;
-  const missing = [
-    env.tracingPublicKey === undefined ? "TRACING_PUBLIC_KEY" : undefined,
-    env.tracingSecretKey === undefined ? "TRACING_SECRET_KEY" : undefined,
-  ].filter((name) => name !== undefined);
-  if (missing.length > 0) {
-    throw new ConfigError(
-      `SVC_ENABLE_TRACING is true but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set; set ${missing.length > 1 ? "them" : "it"} or turn tracing off`,
-    );
-  }
-  return { publicKey: env.tracingPublicKey!, secretKey: env.tracingSecretKey!, baseUrl: env.tracingBaseUrl };
-}
 
 interface Backend {
   handler: BaseCallbackHandler;

@@ -4,7 +4,7 @@ import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage } from "@langchain/core/messages";
 import { END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { backendsFromConfig, type Backends } from "../../src/coordination/backends.js";
+import { backendsFromConfig, type Backends } from "../../src/server/backends.js";
 import { createPostgresPool } from "../../src/coordination/postgres-pool.js";
 import { PostgresRunCoordinator } from "../../src/coordination/postgres-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";

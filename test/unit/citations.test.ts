@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
 import { CitationIndexError, citationSlice } from "../../src/events/citations.js";
-import { collectCitations } from "../../src/translate/citations-out.js";
-import { messageText } from "../../src/translate/message-text.js";
+import { collectCitations } from "../../src/runs/messages/citations-out.js";
+import { messageText } from "../../src/runs/messages/message-text.js";
 
 describe("citationSlice", () => {
   test("returns code points start_index..end_index inclusive", () => {

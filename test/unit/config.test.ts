@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { loadConfig } from "../../src/config/load-config.js";
-import { normalizePrefix, readEnvSettings } from "../../src/config/env.js";
+import { normalizePrefix, readEnvSettings } from "../../src/http/env.js";
 import { ConfigError } from "../../src/errors/catalogue.js";
-import { registryFromConfig } from "../../src/registry/from-config.js";
+import { registryFromConfig } from "../../src/server/from-config.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 const cleanups: (() => void)[] = [];

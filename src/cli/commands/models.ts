@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config/load-config.js";
-import { registryFromConfig } from "../../registry/from-config.js";
+import { registryFromConfig } from "../../server/from-config.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 
 export interface ModelsOptions {

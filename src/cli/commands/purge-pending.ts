@@ -1,7 +1,7 @@
 import chalk from "chalk";
 import Table from "cli-table3";
 import { loadConfig } from "../../config/load-config.js";
-import { backendsFromConfig } from "../../coordination/backends.js";
+import { backendsFromConfig } from "../../server/backends.js";
 import { UserError } from "../output.js";
 
 export interface PurgeOptions {

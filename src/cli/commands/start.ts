@@ -1,10 +1,9 @@
 import cluster from "node:cluster";
 import chalk from "chalk";
 import { loadConfig } from "../../config/load-config.js";
-import { normalizePrefix, readEnvSettings } from "../../config/env.js";
+import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
 import { ChatServe } from "../../http/chat-serve.js";
-import { serverSetupFromConfig } from "../../registry/from-config.js";
-import { tracingSettingsFromEnv } from "../../tracing/tracing-callback.js";
+import { serverSetupFromConfig } from "../../server/from-config.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { UserError } from "../output.js";
 import { runPrimary } from "./cluster-primary.js";

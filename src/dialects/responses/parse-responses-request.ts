@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { describeFirstIssue, firstIssue, issuePath } from "../../config/describe-issue.js";
+import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
 import { InvalidRequestError, UnknownParameterError, UnsupportedParameterError } from "../../errors/catalogue.js";
 import { answerValue, type ResumeAnswer } from "../../runs/interrupts/resume-request.js";
 import type { ChatCompletionRequest, ChatMessage, WireToolCall } from "../../wire/request.js";

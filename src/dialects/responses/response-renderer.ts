@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { AssistantOutput } from "../../translate/message-out.js";
+import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import type { ClientEventWire, Usage } from "../../wire/response.js";
 import type { CreateResponseBody } from "../../wire/responses-request.js";

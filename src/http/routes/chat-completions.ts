@@ -6,10 +6,10 @@ import type { TracingCallback } from "../../tracing/tracing-callback.js";
 import { invokeRun } from "../../runs/invoke-run.js";
 import { prepareRun } from "../../runs/prepare-run.js";
 import { streamRun } from "../../runs/stream-run.js";
-import { toCompletionChunks } from "../../runs/stream-chunks.js";
-import { toChatCompletion } from "../../translate/completion.js";
+import { toCompletionChunks } from "../../dialects/chat/completion-chunks.js";
+import { toChatCompletion } from "../../dialects/chat/completion.js";
 import { errorBody, toServeError } from "../error-mapper.js";
-import { parseChatRequest } from "../parse-chat-request.js";
+import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
 import type { RunTracker } from "../run-tracker.js";
 import { writeSse } from "../sse-writer.js";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { InvalidInterruptPayloadError } from "../../errors/catalogue.js";
-import { jsonProblem } from "../../settings/json-values.js";
+import { jsonProblem } from "../../util/json-values.js";
 import type { WireToolCallOut } from "../../wire/response.js";
 
 export const INTERRUPT_TOOL_NAME = "graph_interrupt";

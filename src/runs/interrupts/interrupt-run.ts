@@ -10,7 +10,7 @@ import type { PendingRunIndex } from "../../coordination/pending-run-index.js";
 import type { RunCoordinator, RunLease } from "../../coordination/run-coordinator.js";
 import type { ServableGraph } from "../../registry/servable-graph.js";
 import type { ChatCompletionRequest } from "../../wire/request.js";
-import type { AssistantOutput } from "../../translate/message-out.js";
+import type { AssistantOutput } from "../messages/message-out.js";
 import { checkpointKey, resolveRunId } from "./checkpoint-key.js";
 import { encodeBatch, stateToken, toolCallIdOf, type InterruptBatch } from "./interrupt-codec.js";
 import { readResume, type ResumeAnswer } from "./resume-request.js";

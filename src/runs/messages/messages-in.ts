@@ -6,7 +6,7 @@ import {
   type BaseMessage,
   type MessageContent,
 } from "@langchain/core/messages";
-import type { ChatMessage, WireToolCall } from "../wire/request.js";
+import type { ChatMessage, WireToolCall } from "../../wire/request.js";
 
 type WireContent = string | readonly { type: string; [key: string]: unknown }[] | null | undefined;
 

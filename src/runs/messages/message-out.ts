@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { randomUUID } from "node:crypto";
-import type { FinishReason, UrlCitation, WireToolCallOut } from "../wire/response.js";
+import type { FinishReason, UrlCitation, WireToolCallOut } from "../../wire/response.js";
 import { messageText } from "./message-text.js";
 import { collectCitations } from "./citations-out.js";
 

@@ -7,7 +7,7 @@ import type {
   UrlCitation,
   Usage,
   WireToolCallOut,
-} from "../wire/response.js";
+} from "../../wire/response.js";
 
 /**
  * Builds the chunks of one streamed completion. Every chunk shares `id`, `created` and

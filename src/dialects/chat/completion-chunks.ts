@@ -1,7 +1,7 @@
-import { ChunkBuilder } from "../translate/chunk-builder.js";
-import type { CompletionIdentity } from "../translate/completion.js";
-import type { ChatCompletionChunk } from "../wire/response.js";
-import type { RunStreamEvent } from "./stream-run.js";
+import { ChunkBuilder } from "./chunk-builder.js";
+import type { CompletionIdentity } from "./completion.js";
+import type { ChatCompletionChunk } from "../../wire/response.js";
+import type { RunStreamEvent } from "../../runs/stream-run.js";
 
 
 /**

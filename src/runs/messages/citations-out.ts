@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { checkCitation, isUrlCitation } from "../events/citations.js";
-import type { UrlCitation } from "../wire/response.js";
+import { checkCitation, isUrlCitation } from "../../events/citations.js";
+import type { UrlCitation } from "../../wire/response.js";
 import { textBlocks } from "./message-text.js";
 
 /**

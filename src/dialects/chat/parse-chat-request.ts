@@ -1,11 +1,11 @@
 import type { z } from "zod";
-import { describeFirstIssue, firstIssue, issuePath } from "../config/describe-issue.js";
+import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
 import {
   InvalidChatMessageError,
   InvalidRequestError,
   UnknownParameterError,
   UnsupportedParameterError,
-} from "../errors/catalogue.js";
+} from "../../errors/catalogue.js";
 import {
   LEGACY_FIELDS,
   chatCompletionRequestSchema,
@@ -13,7 +13,7 @@ import {
   requiredFieldsByRole,
   type ChatCompletionRequest,
   type ChatMessage,
-} from "../wire/request.js";
+} from "../../wire/request.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,13 +1,13 @@
 import { MemorySaver } from "@langchain/langgraph";
 import type { ParsedConfig } from "../config/define-config.js";
-import { DeadlinePostgresSaver } from "./deadline-postgres-saver.js";
-import { InMemoryRunCoordinator } from "./in-memory-run-coordinator.js";
-import { MemoryPendingRunIndex, type PendingRunIndex } from "./pending-run-index.js";
-import { createPostgresPool } from "./postgres-pool.js";
-import { PostgresPendingRunIndex } from "./postgres-pending-run-index.js";
-import { PostgresRunCoordinator } from "./postgres-run-coordinator.js";
-import { RedisRunCoordinator } from "./redis-run-coordinator.js";
-import type { RunCoordinator } from "./run-coordinator.js";
+import { DeadlinePostgresSaver } from "../coordination/deadline-postgres-saver.js";
+import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
+import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
+import { createPostgresPool } from "../coordination/postgres-pool.js";
+import { PostgresPendingRunIndex } from "../coordination/postgres-pending-run-index.js";
+import { PostgresRunCoordinator } from "../coordination/postgres-run-coordinator.js";
+import { RedisRunCoordinator } from "../coordination/redis-run-coordinator.js";
+import type { RunCoordinator } from "../coordination/run-coordinator.js";
 
 // Serializes schema setup of several processes starting at once against one database.
 const SETUP_LOCK_ID = "7318295102845663001";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
+import type { TracingSettings } from "../tracing/tracing-callback.js";
 
 const booleanText = z
   .string()
@@ -52,4 +53,22 @@ export function normalizePrefix(prefix: string, source = "prefix"): string {
   if (!prefix.startsWith("/")) throw new ConfigError(`${source} must start with '/' (got ${JSON.stringify(prefix)})`);
   if (/[\s?#]/u.test(prefix)) throw new ConfigError(`${source} must be a plain URL path (got ${JSON.stringify(prefix)})`);
   return prefix.replace(/\/+$/u, "");
+}
+
+/**
+ * The tracing settings the environment asks for: undefined when `SVC_ENABLE_TRACING` is off,
+ * a ConfigError naming what is missing when it is on without both keys.
+ */
+export function tracingSettingsFromEnv(env: EnvSettings): TracingSettings | undefined {
+  if (!env.tracingEnabled) return undefined;
+  const missing = [
+    env.tracingPublicKey === undefined ? "TRACING_PUBLIC_KEY" : undefined,
+    env.tracingSecretKey === undefined ? "TRACING_SECRET_KEY" : undefined,
+  ].filter((name) => name !== undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `SVC_ENABLE_TRACING is true but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set; set ${missing.length > 1 ? "them" : "it"} or turn tracing off`,
+    );
+  }
+  return { publicKey: env.tracingPublicKey!, secretKey: env.tracingSecretKey!, baseUrl: env.tracingBaseUrl };
 }

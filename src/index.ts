@@ -20,7 +20,7 @@ export { defineClientSettings, ClientSettings, type ClientSettingsModel } from "
 export type { ContextFactory } from "./settings/runtime-context.js";
 export { statusEvent, clientEvent, type StatusData, type ProgressData } from "./events/emit.js";
 export { CLIENT_EVENT_TYPES, MAX_EVENT_BYTES, type ClientEventEnvelope, type ClientEventType } from "./events/envelope.js";
-export { citationSlice, CitationIndexError, type CitationAnnotation } from "./events/citations.js";
+export { citationSlice, type CitationAnnotation } from "./events/citations.js";
 export { TracingCallback, type TracingSettings } from "./tracing/tracing-callback.js";
 export { InMemoryRunCoordinator } from "./coordination/in-memory-run-coordinator.js";
 export { RedisRunCoordinator, type RedisRunCoordinatorOptions } from "./coordination/redis-run-coordinator.js";

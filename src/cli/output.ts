@@ -1,16 +1,11 @@
 import chalk from "chalk";
-import { ConfigError, RegistrationError } from "../errors/catalogue.js";
+import { ConfigError, RegistrationError, UserError } from "../errors/catalogue.js";
+import { isChatServeError } from "../errors/serve-error.js";
 
-/** A mistake the user can fix: printed as one red line, exit code 1, no stack. */
-export class UserError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UserError";
-  }
-}
+
 
 function isExpected(error: unknown): error is Error {
-  return error instanceof ConfigError || error instanceof RegistrationError || error instanceof UserError;
+  return isChatServeError(error, ConfigError) || isChatServeError(error, RegistrationError) || isChatServeError(error, UserError);
 }
 
 /** Prints an error the way the CLI promises: one line for user mistakes, a stack for bugs. */

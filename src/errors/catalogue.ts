@@ -1,4 +1,4 @@
-import { ServeError, type ServeErrorOptions } from "./serve-error.js";
+import { ChatServeError, ServeError, type ServeErrorOptions } from "./serve-error.js";
 
 // One class per condition of the error table (CONTRACT 4). Client errors carry a `param`
 // naming the offending field where there is one.
@@ -80,11 +80,10 @@ export class MethodNotAllowedError extends ClientError {
 export class InvalidHttpRequestError extends ClientError {
   readonly status: number;
   readonly code: string;
-  constructor(status: 400 | 408 | 414 | 431, message: string) {
+  constructor(status: 400 | 408 | 431, message: string) {
     super(message);
     this.status = status;
-    this.code =
-      status === 408 ? "request_timeout" : status === 414 ? "uri_too_long" : status === 431 ? "headers_too_large" : "invalid_request";
+    this.code = status === 408 ? "request_timeout" : status === 431 ? "headers_too_large" : "invalid_request";
   }
 }
 
@@ -203,7 +202,7 @@ export class InternalError extends ServerError {
  * The registry refused a graph configuration. Raised at registration, never during a request;
  * the CLI prints it as one line naming the model.
  */
-export class RegistrationError extends Error {
+export class RegistrationError extends ChatServeError {
   readonly model: string | undefined;
   /** The dotted key of the graph configuration at fault, when one is. */
   readonly key: string | undefined;
@@ -212,7 +211,6 @@ export class RegistrationError extends Error {
   constructor(reason: string, model?: string, options?: { cause?: unknown; key?: string }) {
     const subject = [model === undefined ? undefined : `model '${model}'`, options?.key].filter(Boolean).join(": ");
     super(subject === "" ? reason : `${subject}: ${reason}`, options);
-    this.name = "RegistrationError";
     this.model = model;
     this.key = options?.key;
     this.reason = reason;
@@ -220,9 +218,22 @@ export class RegistrationError extends Error {
 }
 
 /** The config file or an environment setting is invalid. Names the file and the key. */
-export class ConfigError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "ConfigError";
+export class ConfigError extends ChatServeError {}
+
+/** A mistake on the command line the user can fix: printed as one line, exit code 1, no stack. */
+export class UserError extends ChatServeError {}
+
+/** A settings model that cannot be registered, raised by `ClientSettings.inspect()`. */
+export class ClientSettingsDefinitionError extends ChatServeError {}
+
+/** A citation whose indices do not fit its text. */
+export class CitationIndexError extends ChatServeError {}
+
+/** A backend call that did not answer within its deadline. */
+export class DeadlineExceededError extends ChatServeError {
+  readonly timeoutMs: number;
+  constructor(what: string, timeoutMs: number) {
+    super(`${what} did not answer within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
   }
 }

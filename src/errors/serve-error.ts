@@ -7,15 +7,42 @@ export interface ServeErrorOptions {
 }
 
 // A registry symbol, so an error thrown by another copy of this package (a graph module that
-// imports the published build while the server runs from source) is still recognised.
-const SERVE_ERROR_BRAND = Symbol.for("chat-serve.ServeError");
+// imports the published build while the server runs from source) is still recognised. Its
+// value lists the error's class and every chat-serve class above it.
+const ERROR_BRAND = Symbol.for("chat-serve.error");
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * Base of every error class chat-serve defines (all of them live in `errors/`). Recognise one
+ * with `isChatServeError(value, TheClass)`, the one brand check, never by `instanceof` alone
+ * or by name.
+ */
+export abstract class ChatServeError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    const brands: string[] = [];
+    for (let current: unknown = new.target; current !== ChatServeError && typeof current === "function"; current = Object.getPrototypeOf(current)) {
+      brands.push((current as { name: string }).name);
+    }
+    Object.defineProperty(this, ERROR_BRAND, { value: brands });
+  }
+}
+
+/** True for an error of the given chat-serve class (or a subclass), from any copy of this package. */
+export function isChatServeError<T extends ErrorClass>(value: unknown, errorClass: T): value is InstanceType<T> {
+  if (!(value instanceof Error)) return false;
+  const brands = (value as unknown as Record<symbol, unknown>)[ERROR_BRAND];
+  return Array.isArray(brands) && brands.includes(errorClass.name);
+}
 
 /**
  * Base of every error the service raises on purpose. Each subclass fixes a stable `code`,
  * an HTTP status and an OpenAI error `type`; `http/` turns any of them into the OpenAI error
  * body. Code never matches on message text.
  */
-export abstract class ServeError extends Error {
+export abstract class ServeError extends ChatServeError {
   abstract readonly code: string;
   abstract readonly status: number;
   abstract readonly type: OpenAIErrorType;
@@ -24,11 +51,9 @@ export abstract class ServeError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(message: string, options: ServeErrorOptions & { retryAfterSeconds?: number } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    super(message, options);
     this.param = options.param ?? null;
     this.retryAfterSeconds = options.retryAfterSeconds;
-    Object.defineProperty(this, SERVE_ERROR_BRAND, { value: true });
   }
 }
 
@@ -38,5 +63,5 @@ export abstract class ServeError extends Error {
  * `code` and a `type`) is not one.
  */
 export function isServeError(value: unknown): value is ServeError {
-  return value instanceof Error && (value as unknown as Record<symbol, unknown>)[SERVE_ERROR_BRAND] === true;
+  return isChatServeError(value, ServeError);
 }

@@ -1,3 +1,4 @@
+import { CitationIndexError } from "../errors/catalogue.js";
 /**
  * A citation as graph authors put it on a text block of the final assistant message.
  * Both the spec's snake_case and LangChain's camelCase field names are read. Indices count
@@ -24,13 +25,6 @@ export interface NormalizedCitation {
   citedText: string | undefined;
 }
 
-/** Raised for a citation whose indices do not fit its text. */
-export class CitationIndexError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "CitationIndexError";
-  }
-}
 
 /** True for an annotation that is a URL citation (as opposed to other annotation kinds). */
 export function isUrlCitation(annotation: unknown): annotation is CitationAnnotation {
@@ -88,3 +82,4 @@ export function checkCitation(annotation: CitationAnnotation, codePoints: readon
 export function citationSlice(annotation: CitationAnnotation, text: string): string {
   return checkCitation(annotation, Array.from(text)).slice;
 }
+

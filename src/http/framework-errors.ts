@@ -15,7 +15,7 @@ import { resolveRequestId } from "./request-id.js";
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const serveError =
     error.code === "FST_ERR_MAX_PARAM_LENGTH"
-      ? new InvalidHttpRequestError(414, "The request URL has a path segment that is too long.")
+      ? new InvalidHttpRequestError(400, "The request URL has a path segment that is too long.")
       : new InvalidHttpRequestError(400, "The request URL is not valid: check its percent-encoding.");
   void reply
     .status(serveError.status)

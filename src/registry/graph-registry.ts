@@ -1,3 +1,4 @@
+import { isChatServeError } from "../errors/serve-error.js";
 import { z } from "zod";
 import { GraphNotFoundError, RegistrationError } from "../errors/catalogue.js";
 import { firstIssue, issuePath } from "../util/describe-issue.js";
@@ -5,7 +6,7 @@ import { parseGraphConfig, type GraphConfig, type GraphConfigInput } from "./gra
 import { modelIdProblem } from "./model-id.js";
 import { resolveGraphSource } from "./resolve-graph.js";
 import type { ServableGraph } from "./servable-graph.js";
-import { ClientSettingsDefinitionError } from "../settings/client-settings.js";
+import { ClientSettingsDefinitionError } from "../errors/catalogue.js";
 import { checkContextSchema } from "../settings/runtime-context.js";
 import { MemorySaver } from "@langchain/langgraph";
 import { GraphFeature } from "./features.js";
@@ -89,8 +90,8 @@ export class GraphRegistry {
     try {
       parsed.clientSettings?.inspect();
     } catch (error) {
-      // By name: the settings may come from another copy of this package (the user's import).
-      if (error instanceof Error && error.name === ClientSettingsDefinitionError.name) {
+      // The settings may come from another copy of this package (the user's import).
+      if (isChatServeError(error, ClientSettingsDefinitionError)) {
         throw new RegistrationError(error.message, modelId, { cause: error, key: "clientSettings" });
       }
       throw error;

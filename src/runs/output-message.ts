@@ -1,7 +1,8 @@
+import { isChatServeError } from "../errors/serve-error.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { GraphConfigurationError } from "../errors/catalogue.js";
 import type { GraphConfig } from "../registry/graph-config.js";
-import { CitationIndexError } from "../events/citations.js";
+import { CitationIndexError } from "../errors/catalogue.js";
 import { toAssistantOutput, type AssistantOutput } from "./messages/message-out.js";
 
 function isMessage(value: unknown): value is BaseMessage {
@@ -41,7 +42,7 @@ export async function finalOutput(model: string, config: GraphConfig, output: un
   try {
     return toAssistantOutput(message);
   } catch (error) {
-    if (error instanceof CitationIndexError) {
+    if (isChatServeError(error, CitationIndexError)) {
       throw new GraphConfigurationError(`Model '${model}' returned an invalid citation: ${error.message}.`, { cause: error });
     }
     throw error;

@@ -1,3 +1,4 @@
+import { isChatServeError } from "../errors/serve-error.js";
 import path from "node:path";
 import { ConfigError, RegistrationError } from "../errors/catalogue.js";
 import type { LoadedConfig } from "../config/load-config.js";
@@ -84,7 +85,7 @@ export async function registryFromConfig(loaded: LoadedConfig, backends?: Backen
     await registry.validateAll();
     return registry;
   } catch (error) {
-    if (error instanceof RegistrationError) {
+    if (isChatServeError(error, RegistrationError)) {
       const where = ["graphs", error.model, error.key].filter((part) => part !== undefined).join(".");
       throw new ConfigError(`${loaded.displayPath}: ${where}: ${error.reason}`, { cause: error });
     }

@@ -1,3 +1,4 @@
+import { ClientSettingsDefinitionError } from "../errors/catalogue.js";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { InvalidClientSettingsError } from "../errors/catalogue.js";
@@ -10,13 +11,6 @@ const SETTINGS_BRAND = Symbol.for("chat-serve.ClientSettings");
 export const SETTINGS_METADATA_KEY = "graph_runtime_settings";
 export const SETTINGS_SCHEMA_VERSION = 1;
 
-/** Why a settings model cannot be registered, raised by `ClientSettings.inspect()`. */
-export class ClientSettingsDefinitionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ClientSettingsDefinitionError";
-  }
-}
 
 interface Inspected<T> {
   defaults: T;
@@ -157,3 +151,4 @@ export class ClientSettings<Schema extends z.ZodObject = z.ZodObject, T extends 
 export function defineClientSettings<Schema extends z.ZodObject>(schema: Schema): ClientSettings<Schema> {
   return new ClientSettings(schema);
 }
+

@@ -1,12 +1,5 @@
-/** A backend call that did not answer within its deadline. */
-export class DeadlineExceededError extends Error {
-  readonly timeoutMs: number;
-  constructor(what: string, timeoutMs: number) {
-    super(`${what} did not answer within ${timeoutMs} ms`);
-    this.name = "DeadlineExceededError";
-    this.timeoutMs = timeoutMs;
-  }
-}
+import { DeadlineExceededError } from "../errors/catalogue.js";
+
 
 /**
  * Settles with the operation, or rejects with `DeadlineExceededError` once `timeoutMs` has

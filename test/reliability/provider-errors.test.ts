@@ -131,7 +131,7 @@ describe("errors from a model provider inside a graph", () => {
     assert.equal(isServeError(new RunBusyError()), true);
     assert.equal(isServeError(new InternalError()), true);
     // Another copy of the package brands its errors with the same registry symbol.
-    const fromOtherCopy = Object.defineProperty(new Error("y"), Symbol.for("chat-serve.ServeError"), { value: true });
+    const fromOtherCopy = Object.defineProperty(new Error("y"), Symbol.for("chat-serve.error"), { value: ["RunBusyError", "ClientError", "ServeError"] });
     assert.equal(isServeError(fromOtherCopy), true);
   });
 });

@@ -2,7 +2,7 @@ import chalk from "chalk";
 import Table from "cli-table3";
 import { loadConfig } from "../../config/load-config.js";
 import { backendsFromConfig } from "../../server/backends.js";
-import { UserError } from "../output.js";
+import { UserError } from "../../errors/catalogue.js";
 
 export interface PurgeOptions {
   olderThan: string;

@@ -5,7 +5,7 @@ import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../
 import { ChatServe } from "../../http/chat-serve.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { modelRows, renderModelTable } from "../model-table.js";
-import { UserError } from "../output.js";
+import { UserError } from "../../errors/catalogue.js";
 import { runPrimary } from "./cluster-primary.js";
 import { firstLine } from "../../errors/first-line.js";
 

@@ -65,7 +65,6 @@ export interface PreparedRun {
   log?: RunLogger;
   /** The interrupt side of the run, for `INTERRUPTS` graphs. */
   interrupt?: InterruptRun;
-  pendingRuns: PendingRunIndex;
   /** Releases the run's lease, if it holds one; safe to call more than once. */
   release: () => Promise<void>;
 }
@@ -141,7 +140,6 @@ export async function prepareRun(
     clientEvents,
     log: context.log,
     interrupt,
-    pendingRuns: registry.pendingRuns,
     release: async () => {
       runSignal.dispose();
       await interrupt?.lease.release();

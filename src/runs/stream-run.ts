@@ -1,12 +1,19 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { messageText } from "./messages/message-text.js";
 import type { ClientEventWire } from "../wire/response.js";
-import type { RunResult } from "./invoke-run.js";
+import type { AssistantOutput } from "./messages/message-out.js";
+import type { Usage } from "../wire/response.js";
 import { finalOutput } from "./output-message.js";
 import type { PreparedRun } from "./prepare-run.js";
 import { readCustomPart } from "../events/validate-event.js";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
-import { abandonInterruptRun, batchOutput, runFailure, settleInterruptRun } from "./interrupts/interrupt-run.js";
+import { batchOutput } from "./interrupts/interrupt-run.js";
+
+/** The assistant turn a run ends with, and the usage its models reported. */
+export interface RunResult {
+  output: AssistantOutput;
+  usage: Usage | undefined;
+}
 
 /** What a streamed run yields, in graph order. */
 export type RunStreamEvent =
@@ -107,27 +114,39 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
     }
     return;
   }
-  if (interrupt.kind === "replay") {
-    yield { kind: "final", output: batchOutput(interrupt.runId, interrupt.batch), usage: undefined };
+  const { start } = interrupt;
+  if (start.kind === "replay") {
+    yield { kind: "final", output: batchOutput(interrupt.runId, start.batch), usage: undefined };
     return;
   }
   // Settled: the run reached a batch or its end. Anything else (an error, a client that went
   // away and closed this generator) abandons the run and deletes its checkpoint.
   let settled = false;
   try {
-    for await (const event of streamGraph(run, interrupt.input)) {
+    for await (const event of streamGraph(run, start.input)) {
       if (event.kind !== "end") {
         yield event;
         continue;
       }
-      const batch = await settleInterruptRun(interrupt, run.graph, run.model);
+      const batch = await interrupt.settle();
       settled = true;
       if (batch === undefined) yield* completion(run, event);
       else yield { kind: "final", output: { ...batch, text: event.streamedText }, usage: run.usage.usage() };
     }
   } catch (error) {
-    throw runFailure(interrupt, error);
+    throw interrupt.failure(error);
   } finally {
-    if (!settled) await abandonInterruptRun(interrupt, run.graph);
+    if (!settled) await interrupt.abandon();
   }
+}
+
+/**
+ * A complete (non-streamed) run: the same event stream, collected. There is no second way to
+ * run a graph.
+ */
+export async function collectRun(run: PreparedRun): Promise<RunResult> {
+  let result: RunResult | undefined;
+  for await (const event of streamRun(run)) if (event.kind === "final") result = event;
+  if (result === undefined) throw new Error("a run ended without its final event");
+  return { output: result.output, usage: result.usage };
 }

@@ -3,9 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { PreparedRun } from "../../runs/prepare-run.js";
 import type { TracingCallback } from "../../tracing/tracing-callback.js";
-import { invokeRun } from "../../runs/invoke-run.js";
 import { prepareRun } from "../../runs/prepare-run.js";
-import { streamRun } from "../../runs/stream-run.js";
+import { collectRun, streamRun } from "../../runs/stream-run.js";
 import { toCompletionChunks } from "../../dialects/chat/completion-chunks.js";
 import { toChatCompletion } from "../../dialects/chat/completion.js";
 import { errorBody, toServeError } from "../error-mapper.js";
@@ -63,7 +62,7 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
         });
         const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
         if (body.stream !== true) {
-          const { output, usage } = await invokeRun(run);
+          const { output, usage } = await collectRun(run);
           return toChatCompletion(identity, output, usage);
         }
         const includeUsage = body.stream_options?.include_usage === true;

@@ -15,18 +15,6 @@ import { checkpointKey, resolveRunId } from "./checkpoint-key.js";
 import { encodeBatch, stateToken, toolCallIdOf, type InterruptBatch } from "./interrupt-codec.js";
 import { readResume, type ResumeAnswer } from "./resume-request.js";
 
-/** The interrupt side of one run, resolved before any response byte is sent. */
-export type InterruptRun = {
-  runId: string;
-  key: string;
-  lease: RunLease;
-  backends: InterruptBackends;
-} & (
-  | { kind: "start"; input: unknown }
-  | { kind: "resume"; input: Command }
-  | { kind: "replay"; batch: InterruptBatch }
-);
-
 export interface InterruptBackends {
   coordinator: RunCoordinator;
   pendingRuns: PendingRunIndex;
@@ -76,6 +64,68 @@ export async function readDurableState(
 async function deleteCheckpoint(graph: ServableGraph, key: string, timeoutMs: number): Promise<void> {
   const saver = graph.checkpointer as { deleteThread(threadId: string): Promise<void> };
   await backend("checkpoint store", timeoutMs, () => saver.deleteThread(key));
+}
+
+/** How an interrupt run begins: a fresh start, a resume with the answers, or a replay of its batch. */
+export type InterruptStart =
+  | { kind: "start"; input: unknown }
+  | { kind: "resume"; input: Command }
+  | { kind: "replay"; batch: InterruptBatch };
+
+/**
+ * The interrupt side of one run, resolved before any response byte is sent. It owns what the
+ * run needs from the durable side (its graph, model, lease and backends) and ends it one way:
+ * settled (a batch kept, or the finished run's checkpoint deleted), abandoned (the checkpoint
+ * deleted after a failure or a disconnect) or failed.
+ */
+export class InterruptRun {
+  constructor(
+    readonly runId: string,
+    readonly key: string,
+    readonly lease: RunLease,
+    readonly start: InterruptStart,
+    private readonly graph: ServableGraph,
+    private readonly model: string,
+    private readonly backends: InterruptBackends,
+  ) {}
+
+  /**
+   * After the graph has run: a pending batch is kept (and indexed) and returned as the
+   * assistant turn; a finished run has its checkpoint and index entry deleted.
+   */
+  async settle(): Promise<AssistantOutput | undefined> {
+    const { pendingRuns, timeoutMs } = this.backends;
+    const { batch } = await readDurableState(this.graph, this.key, timeoutMs);
+    if (batch !== undefined) {
+      const output = batchOutput(this.runId, batch);
+      await backend("pending-run index", timeoutMs, () => pendingRuns.record({ key: this.key, model: this.model, runId: this.runId }));
+      return output;
+    }
+    await deleteCheckpoint(this.graph, this.key, timeoutMs);
+    await backend("pending-run index", timeoutMs, () => pendingRuns.remove(this.key));
+    return undefined;
+  }
+
+  /**
+   * A run that failed or was cancelled: its checkpoint and index entry are deleted, best
+   * effort. Not when the lease was lost, since another holder may own the run now.
+   */
+  async abandon(): Promise<void> {
+    if (this.lease.signal.aborted) return;
+    const { pendingRuns, timeoutMs } = this.backends;
+    await Promise.allSettled([
+      deleteCheckpoint(this.graph, this.key, timeoutMs),
+      backend("pending-run index", timeoutMs, () => pendingRuns.remove(this.key)),
+    ]);
+  }
+
+  /** The error the run failed with, as the client should see it: a lost lease is a backend outage. */
+  failure(error: unknown): unknown {
+    if (!this.lease.signal.aborted || isServeError(error)) return error;
+    return new BackendUnavailableError("This run lost its lease to the run coordinator and was stopped; retry it.", {
+      cause: error,
+    });
+  }
 }
 
 /**
@@ -129,12 +179,12 @@ export async function prepareInterruptRun(options: {
         throw new InterruptStateConflictError("The answered tool calls do not match the pending interrupts of this run.");
       }
       const resumeMap = Object.fromEntries(resume.answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
-      return { runId, key, lease, backends, kind: "resume", input: new Command({ resume: resumeMap }) };
+      return new InterruptRun(runId, key, lease, { kind: "resume", input: new Command({ resume: resumeMap }) }, graph, model, backends);
     }
-    if (durable.batch !== undefined) return { runId, key, lease, backends, kind: "replay", batch: durable.batch };
+    if (durable.batch !== undefined) return new InterruptRun(runId, key, lease, { kind: "replay", batch: durable.batch }, graph, model, backends);
     // A checkpoint without pending interrupts is left over from a crashed run: start afresh.
     if (durable.exists) await deleteCheckpoint(graph, key, backends.timeoutMs);
-    return { runId, key, lease, backends, kind: "start", input: await options.input() };
+    return new InterruptRun(runId, key, lease, { kind: "start", input: await options.input() }, graph, model, backends);
   } catch (error) {
     await lease.release();
     throw error;
@@ -146,40 +196,5 @@ export function batchOutput(runId: string, batch: InterruptBatch): AssistantOutp
   return { text: "", toolCalls: encodeBatch(runId, batch), annotations: [], finishReason: "tool_calls" };
 }
 
-/**
- * After the graph has run: a pending batch is kept (and indexed) and returned; a finished run
- * has its checkpoint and index entry deleted.
- */
-export async function settleInterruptRun(run: InterruptRun, graph: ServableGraph, model: string): Promise<AssistantOutput | undefined> {
-  const { pendingRuns, timeoutMs } = run.backends;
-  const { batch } = await readDurableState(graph, run.key, timeoutMs);
-  if (batch !== undefined) {
-    const output = batchOutput(run.runId, batch);
-    await backend("pending-run index", timeoutMs, () => pendingRuns.record({ key: run.key, model, runId: run.runId }));
-    return output;
-  }
-  await deleteCheckpoint(graph, run.key, timeoutMs);
-  await backend("pending-run index", timeoutMs, () => pendingRuns.remove(run.key));
-  return undefined;
-}
 
-/**
- * A run that failed or was cancelled: its checkpoint and index entry are deleted, best
- * effort. Not when the lease was lost, since another holder may own the run now.
- */
-export async function abandonInterruptRun(run: InterruptRun, graph: ServableGraph): Promise<void> {
-  if (run.lease.signal.aborted) return;
-  const { pendingRuns, timeoutMs } = run.backends;
-  await Promise.allSettled([
-    deleteCheckpoint(graph, run.key, timeoutMs),
-    backend("pending-run index", timeoutMs, () => pendingRuns.remove(run.key)),
-  ]);
-}
 
-/** The error a run failed with, as the client should see it: a lost lease is a backend outage. */
-export function runFailure(run: InterruptRun, error: unknown): unknown {
-  if (!run.lease.signal.aborted || isServeError(error)) return error;
-  return new BackendUnavailableError("This run lost its lease to the run coordinator and was stopped; retry it.", {
-    cause: error,
-  });
-}

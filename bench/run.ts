@@ -7,12 +7,13 @@
 //
 //   npm run bench                     5 rounds of 2 s per side, 10 connections
 //   BENCH_ROUNDS=9 BENCH_SECONDS=3 BENCH_CONNECTIONS=32 npm run bench
+
+import { HumanMessage } from "@langchain/core/messages";
 import autocannon, { type Result } from "autocannon";
 import Fastify from "fastify";
-import { HumanMessage } from "@langchain/core/messages";
+import { graph } from "../demo/graphs/echo.js";
 import { ChatServe } from "../src/http/chat-serve.js";
 import { GraphRegistry } from "../src/registry/graph-registry.js";
-import { graph } from "../demo/graphs/echo.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);

@@ -5,9 +5,9 @@
 //   npm run soak                              100,000 requests, 32 at a time
 //   SOAK_REQUESTS=20000 SOAK_CONCURRENCY=64 npm run soak
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { randomUUID } from "node:crypto";
 import { Agent, request } from "undici";
 import { fuzzCase, generator } from "../test/helpers/fuzz-bodies.js";
 import { assertMatchesOpenAI } from "../test/helpers/openai-schema.js";
@@ -60,7 +60,10 @@ function note(problem: string) {
 async function send(body: string, contentType: string | undefined, options: { disconnectAfterMs?: number } = {}) {
   const controller = new AbortController();
   const hang = setTimeout(() => controller.abort(new Error("hang")), HANG_MS);
-  const disconnect = options.disconnectAfterMs === undefined ? undefined : setTimeout(() => controller.abort(new Error("disconnect")), options.disconnectAfterMs);
+  const disconnect =
+    options.disconnectAfterMs === undefined
+      ? undefined
+      : setTimeout(() => controller.abort(new Error("disconnect")), options.disconnectAfterMs);
   try {
     const response = await request(`${baseURL}/chat/completions`, {
       method: "POST",
@@ -109,10 +112,14 @@ const user = (content: string) => [{ role: "user", content }];
  * run was busy.
  */
 async function finishRun(runId: string): Promise<boolean> {
-  const replay = await send(JSON.stringify({ model: "approval", metadata: { graph_run_id: runId }, messages: user("approve?") }), "application/json");
+  const replay = await send(
+    JSON.stringify({ model: "approval", metadata: { graph_run_id: runId }, messages: user("approve?") }),
+    "application/json",
+  );
   if (replay === undefined) return false;
   if (replay.status === 409) return true;
-  const calls = (JSON.parse(replay.text) as { choices?: { message: { tool_calls?: { id: string }[] } }[] }).choices?.[0]?.message.tool_calls;
+  const calls = (JSON.parse(replay.text) as { choices?: { message: { tool_calls?: { id: string }[] } }[] }).choices?.[0]?.message
+    .tool_calls;
   if (calls === undefined) return false;
   await send(
     JSON.stringify({
@@ -139,10 +146,21 @@ async function one(index: number) {
   if (kind < 3) {
     await send(JSON.stringify({ model: random.pick(["echo", "plain", "tools"]), messages: user(`complete ${index}`) }), "application/json");
   } else if (kind < 5) {
-    await send(JSON.stringify({ model: random.pick(["echo", "research"]), stream: true, stream_options: { include_usage: true }, metadata: { graph_stream_events: "v1" }, messages: user(`stream ${index} ${"word ".repeat(50)}`) }), "application/json");
+    await send(
+      JSON.stringify({
+        model: random.pick(["echo", "research"]),
+        stream: true,
+        stream_options: { include_usage: true },
+        metadata: { graph_stream_events: "v1" },
+        messages: user(`stream ${index} ${"word ".repeat(50)}`),
+      }),
+      "application/json",
+    );
   } else if (kind === 5) {
     // A client that leaves mid-stream.
-    await send(JSON.stringify({ model: "echo", stream: true, messages: user("bye ".repeat(2_000)) }), "application/json", { disconnectAfterMs: random.int(20) });
+    await send(JSON.stringify({ model: "echo", stream: true, messages: user("bye ".repeat(2_000)) }), "application/json", {
+      disconnectAfterMs: random.int(20),
+    });
   } else if (kind === 6) {
     // An interrupt run: paused (some clients leave mid-request), then most are answered.
     const runId = randomUUID();
@@ -168,7 +186,8 @@ async function load(from: number, to: number) {
         const index = next;
         next += 1;
         await one(index);
-        if (index > from && index % 10_000 === 0) process.stderr.write(`${index} requests, ${Math.round((performance.now() - started) / 1000)} s\n`);
+        if (index > from && index % 10_000 === 0)
+          process.stderr.write(`${index} requests, ${Math.round((performance.now() - started) / 1000)} s\n`);
       }
     }),
   );
@@ -193,7 +212,10 @@ const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 const heapChange = (memoryAtEnd.heapUsed - memoryAtStart.heapUsed) / memoryAtStart.heapUsed;
 console.log(`
 soak: ${counts.requests} requests in ${seconds.toFixed(0)} s (${Math.round(counts.requests / seconds)} req/s), ${CONCURRENCY} at a time, seed ${SEED}
-statuses:            ${[...counts.byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(" ")}
+statuses:            ${[...counts.byStatus]
+  .sort(([a], [b]) => a - b)
+  .map(([status, count]) => `${status}×${count}`)
+  .join(" ")}
 client disconnects:  ${counts.disconnects}
 5xx responses:       ${counts.serverErrors}
 invalid error bodies:${counts.invalidErrorBodies}

@@ -9,28 +9,28 @@
  * ```
  * @packageDocumentation
  */
-export { defineConfig, type ChatServeConfig, type GraphEntryConfig } from "./config/define-config.js";
-export { ChatServe, type ChatServeOptions, type BindOptions, type HttpTimeouts } from "./http/chat-serve.js";
-export { frameworkErrorHandler, clientErrorHandler } from "./http/framework-errors.js";
-export { GraphRegistry } from "./registry/graph-registry.js";
+export { type ChatServeConfig, defineConfig, type GraphEntryConfig } from "./config/define-config.js";
+export { InMemoryRunCoordinator } from "./coordination/in-memory-run-coordinator.js";
+export { MemoryPendingRunIndex, type PendingRunEntry, type PendingRunIndex } from "./coordination/pending-run-index.js";
+export { PostgresPendingRunIndex } from "./coordination/postgres-pending-run-index.js";
+export { PostgresRunCoordinator, type PostgresRunCoordinatorOptions } from "./coordination/postgres-run-coordinator.js";
+export { RedisRunCoordinator, type RedisRunCoordinatorOptions } from "./coordination/redis-run-coordinator.js";
+export type { RunCoordinator, RunLease } from "./coordination/run-coordinator.js";
+export * from "./errors/index.js";
+export { type CitationAnnotation, citationSlice } from "./events/citations.js";
+export { clientEvent, type ProgressData, type StatusData, statusEvent } from "./events/emit.js";
+export { CLIENT_EVENT_TYPES, type ClientEventEnvelope, type ClientEventType, MAX_EVENT_BYTES } from "./events/envelope.js";
+export { type BindOptions, ChatServe, type ChatServeOptions, type HttpTimeouts } from "./http/chat-serve.js";
+export { clientErrorHandler, frameworkErrorHandler } from "./http/framework-errors.js";
+export type { CheckpointScope } from "./http/routes/chat-completions.js";
+export type { ReadinessCheck } from "./http/routes/health.js";
 export { GraphFeature } from "./registry/features.js";
 export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/graph-config.js";
-export type { ServableGraph } from "./registry/servable-graph.js";
-export { defineClientSettings, ClientSettings, type ClientSettingsModel } from "./settings/client-settings.js";
-export type { ContextFactory } from "./settings/runtime-context.js";
-export { statusEvent, clientEvent, type StatusData, type ProgressData } from "./events/emit.js";
-export { CLIENT_EVENT_TYPES, MAX_EVENT_BYTES, type ClientEventEnvelope, type ClientEventType } from "./events/envelope.js";
-export { citationSlice, type CitationAnnotation } from "./events/citations.js";
-export { TracingCallback, type TracingSettings } from "./tracing/tracing-callback.js";
-export { InMemoryRunCoordinator } from "./coordination/in-memory-run-coordinator.js";
-export { RedisRunCoordinator, type RedisRunCoordinatorOptions } from "./coordination/redis-run-coordinator.js";
-export { PostgresRunCoordinator, type PostgresRunCoordinatorOptions } from "./coordination/postgres-run-coordinator.js";
-export { PostgresPendingRunIndex } from "./coordination/postgres-pending-run-index.js";
-export type { RunCoordinator, RunLease } from "./coordination/run-coordinator.js";
-export { MemoryPendingRunIndex, type PendingRunIndex, type PendingRunEntry } from "./coordination/pending-run-index.js";
-export type { CheckpointScope } from "./http/routes/chat-completions.js";
 export type { GraphRegistryOptions } from "./registry/graph-registry.js";
+export { GraphRegistry } from "./registry/graph-registry.js";
+export type { ServableGraph } from "./registry/servable-graph.js";
 export { INTERRUPT_TOOL_NAME } from "./runs/interrupts/interrupt-codec.js";
-export type { ReadinessCheck } from "./http/routes/health.js";
+export { ClientSettings, type ClientSettingsModel, defineClientSettings } from "./settings/client-settings.js";
+export type { ContextFactory } from "./settings/runtime-context.js";
+export { TracingCallback, type TracingSettings } from "./tracing/tracing-callback.js";
 export type { ChatCompletionRequest, ChatMessage } from "./wire/request.js";
-export * from "./errors/index.js";

@@ -1,8 +1,8 @@
-import { z } from "zod";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { clientEvent, defineClientSettings, statusEvent } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
+import { z } from "zod";
 
 /** What a client may set per request, in `metadata.graph_runtime_settings`. */
 export const ResearchSettings = defineClientSettings(
@@ -42,8 +42,7 @@ export const graph = new StateGraph(MessagesAnnotation, ResearchSettings.schema)
     statusEvent("Writing the answer", { namespace: NAMESPACE });
     const topic = topicOf(state.messages.at(-1)?.text ?? "");
     const model = new ScriptedChatModel({
-      respond: () =>
-        `I looked at ${depth} source${depth === 1 ? "" : "s"} about ${topic} and explain it ${STYLE[audience]}.`,
+      respond: () => `I looked at ${depth} source${depth === 1 ? "" : "s"} about ${topic} and explain it ${STYLE[audience]}.`,
     });
     const reply = await model.invoke(state.messages, runtime);
     clientEvent("artifact", { id: "notes-1", title: `Notes on ${topic}`, url: "https://example.com/notes/1" }, NAMESPACE);

@@ -1,5 +1,5 @@
-import { Command } from "commander";
 import { createRequire } from "node:module";
+import { Command } from "commander";
 import { reportError } from "./output.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -23,9 +23,7 @@ export function buildProgram(): Command {
     .action(async (options) => {
       if (options.watch === true) {
         const flags = { config: "--config", host: "--host", port: "--port", prefix: "--prefix", workers: "--workers" } as const;
-        const args = Object.entries(flags).flatMap(([key, flag]) =>
-          options[key] === undefined ? [] : [flag, String(options[key])],
-        );
+        const args = Object.entries(flags).flatMap(([key, flag]) => (options[key] === undefined ? [] : [flag, String(options[key])]));
         return (await import("./commands/watch.js")).watchCommand(args, options.config);
       }
       return (await import("./commands/start.js")).startCommand(options);

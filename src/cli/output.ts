@@ -2,8 +2,6 @@ import chalk from "chalk";
 import { ConfigError, RegistrationError, UserError } from "../errors/catalogue.js";
 import { isChatServeError } from "../errors/serve-error.js";
 
-
-
 function isExpected(error: unknown): error is Error {
   return isChatServeError(error, ConfigError) || isChatServeError(error, RegistrationError) || isChatServeError(error, UserError);
 }

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { copyFile, mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { UserError } from "../errors/catalogue.js";
@@ -59,7 +59,11 @@ export async function scaffold(dir: string, template: string, force: boolean): P
     throw new UserError(`${dir} is not empty; pick an empty folder, or pass --force to write over its files`);
   }
   const source = path.join(TEMPLATES_DIR, template);
-  const name = path.basename(path.resolve(dir)).toLowerCase().replace(/[^a-z0-9._-]+/gu, "-") || "chat-serve-app";
+  const name =
+    path
+      .basename(path.resolve(dir))
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/gu, "-") || "chat-serve-app";
   const ranges = await versionRanges();
   const result: ScaffoldResult = { dir, written: [], overwritten: [] };
   for (const file of await listFiles(source)) {

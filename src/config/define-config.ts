@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { GraphConfigInput } from "../registry/graph-config.js";
 import type { CheckpointScope } from "../http/routes/chat-completions.js";
+import type { GraphConfigInput } from "../registry/graph-config.js";
 
 /** `"./path/to/module.ts:exportName"`, or a path alone for the default export. */
 export type ModuleReference = string;
@@ -27,9 +27,7 @@ const graphEntrySchema = z.strictObject({
   outputToMessage: valueOrReference("a function").optional(),
 });
 
-const postgresUrl = z
-  .string()
-  .regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
 const checkpointerSchema = z.discriminatedUnion(
   "kind",
   [
@@ -75,9 +73,7 @@ export const configSchema = z.strictObject({
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
   coordinator: coordinatorSchema.default({ kind: "memory" }),
   checkpointScope: valueOrReference("a function").optional(),
-  graphs: z
-    .record(z.string(), graphEntrySchema)
-    .refine((graphs) => Object.keys(graphs).length > 0, "must register at least one graph"),
+  graphs: z.record(z.string(), graphEntrySchema).refine((graphs) => Object.keys(graphs).length > 0, "must register at least one graph"),
 });
 
 export type ParsedConfig = z.output<typeof configSchema>;

@@ -4,10 +4,10 @@ import { pathToFileURL } from "node:url";
 import { cosmiconfig, type Loader } from "cosmiconfig";
 import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
+import { firstLine } from "../errors/first-line.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { configSchema, type ParsedConfig } from "./define-config.js";
 import { ModuleLoader } from "./module-loader.js";
-import { firstLine } from "../errors/first-line.js";
 
 export const CONFIG_FILE_NAMES = [
   "chat-serve.config.ts",
@@ -49,12 +49,10 @@ export async function loadConfig(options: { configPath?: string; cwd?: string } 
       ? path.resolve(cwd, options.configPath)
       : CONFIG_FILE_NAMES.map((name) => path.join(cwd, name)).find((candidate) => existsSync(candidate));
   if (filepath === undefined) {
-    throw new ConfigError(
-      `no config file found in ${cwd}: create chat-serve.config.ts (or run 'chat-serve init'), or pass --config`,
-    );
+    throw new ConfigError(`no config file found in ${cwd}: create chat-serve.config.ts (or run 'chat-serve init'), or pass --config`);
   }
   if (!existsSync(filepath)) throw new ConfigError(`config file not found: ${options.configPath}`);
-  let result;
+  let result: Awaited<ReturnType<typeof explorer.load>>;
   try {
     result = await explorer.load(filepath);
   } catch (error) {

@@ -43,9 +43,7 @@ export class PostgresPendingRunIndex implements PendingRunIndex {
       created_at timestamptz NOT NULL DEFAULT now(),
       last_activity_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await this.#pool.query(
-      `CREATE INDEX IF NOT EXISTS chat_serve_pending_runs_activity ON ${this.#table} (last_activity_at)`,
-    );
+    await this.#pool.query(`CREATE INDEX IF NOT EXISTS chat_serve_pending_runs_activity ON ${this.#table} (last_activity_at)`);
   }
 
   async record(entry: { key: string; model: string; runId: string }): Promise<void> {
@@ -66,10 +64,9 @@ export class PostgresPendingRunIndex implements PendingRunIndex {
   }
 
   async listIdleSince(cutoff: Date): Promise<PendingRunEntry[]> {
-    const { rows } = await this.#pool.query<Row>(
-      `SELECT * FROM ${this.#table} WHERE last_activity_at < $1 ORDER BY last_activity_at`,
-      [cutoff],
-    );
+    const { rows } = await this.#pool.query<Row>(`SELECT * FROM ${this.#table} WHERE last_activity_at < $1 ORDER BY last_activity_at`, [
+      cutoff,
+    ]);
     return rows.map(toEntry);
   }
 }

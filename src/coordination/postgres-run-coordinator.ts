@@ -56,9 +56,7 @@ export class PostgresRunCoordinator implements RunCoordinator {
     const poolMax = (pool.options as { max?: number }).max ?? 10;
     this.#max = options.maxConcurrentLeases ?? poolMax - 1;
     if (!Number.isInteger(this.#max) || this.#max < 1 || this.#max >= poolMax) {
-      throw new TypeError(
-        `maxConcurrentLeases must be at least 1 and below the pool maximum (${poolMax}), so a connection stays free`,
-      );
+      throw new TypeError(`maxConcurrentLeases must be at least 1 and below the pool maximum (${poolMax}), so a connection stays free`);
     }
     this.#leaseTimeoutMs = options.leaseTimeoutMs ?? 30_000;
     if (!Number.isInteger(this.#leaseTimeoutMs) || this.#leaseTimeoutMs < 300) {
@@ -119,9 +117,12 @@ export class PostgresRunCoordinator implements RunCoordinator {
     };
     const onError = (error: Error) => lost("the run's lease connection was lost", error);
     client.on("error", onError);
-    const heartbeat = setInterval(() => {
-      client.query("SELECT 1").catch((error: unknown) => lost("the run's lease heartbeat failed", error));
-    }, Math.max(100, Math.floor(this.#leaseTimeoutMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        client.query("SELECT 1").catch((error: unknown) => lost("the run's lease heartbeat failed", error));
+      },
+      Math.max(100, Math.floor(this.#leaseTimeoutMs / 3)),
+    );
     heartbeat.unref();
     return {
       key,

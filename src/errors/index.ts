@@ -1,2 +1,2 @@
-export * from "./serve-error.js";
 export * from "./catalogue.js";
+export * from "./serve-error.js";

@@ -23,7 +23,11 @@ export abstract class ChatServeError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     const brands: string[] = [];
-    for (let current: unknown = new.target; current !== ChatServeError && typeof current === "function"; current = Object.getPrototypeOf(current)) {
+    for (
+      let current: unknown = new.target;
+      current !== ChatServeError && typeof current === "function";
+      current = Object.getPrototypeOf(current)
+    ) {
       brands.push((current as { name: string }).name);
     }
     Object.defineProperty(this, ERROR_BRAND, { value: brands });

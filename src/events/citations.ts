@@ -25,7 +25,6 @@ export interface NormalizedCitation {
   citedText: string | undefined;
 }
 
-
 /** True for an annotation that is a URL citation (as opposed to other annotation kinds). */
 export function isUrlCitation(annotation: unknown): annotation is CitationAnnotation {
   if (typeof annotation !== "object" || annotation === null) return false;
@@ -82,4 +81,3 @@ export function checkCitation(annotation: CitationAnnotation, codePoints: readon
 export function citationSlice(annotation: CitationAnnotation, text: string): string {
   return checkCitation(annotation, Array.from(text)).slice;
 }
-

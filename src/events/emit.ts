@@ -1,5 +1,5 @@
 import { getWriter } from "@langchain/langgraph";
-import { ENVELOPE_KEY, ENVELOPE_VERSION, type ClientEventEnvelope, type ClientEventType } from "./envelope.js";
+import { type ClientEventEnvelope, type ClientEventType, ENVELOPE_KEY, ENVELOPE_VERSION } from "./envelope.js";
 
 /** Status data (spec 2.9): graph-authored text, `done` ends a visible sequence, `hidden` removes it. */
 export interface StatusData {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { jsonProblem } from "../util/json-values.js";
 import type { ClientEventWire } from "../wire/response.js";
-import { CLIENT_EVENT_TYPES, ENVELOPE_KEY, ENVELOPE_VERSION, MAX_EVENT_BYTES, isEnvelope } from "./envelope.js";
+import { CLIENT_EVENT_TYPES, ENVELOPE_KEY, ENVELOPE_VERSION, isEnvelope, MAX_EVENT_BYTES } from "./envelope.js";
 
 const dataObject = z.record(z.string(), z.unknown());
 const envelopeSchema = z.strictObject({
@@ -14,10 +14,7 @@ const envelopeSchema = z.strictObject({
 const statusData = z.strictObject({ description: z.string().min(1), done: z.boolean(), hidden: z.boolean() });
 
 /** A custom stream part as the server sees it. */
-export type CustomPart =
-  | { kind: "event"; event: ClientEventWire }
-  | { kind: "invalid"; reason: string }
-  | { kind: "foreign" };
+export type CustomPart = { kind: "event"; event: ClientEventWire } | { kind: "invalid"; reason: string } | { kind: "foreign" };
 
 /**
  * Checks one custom stream part. Envelopes that pass become wire events; invalid envelopes

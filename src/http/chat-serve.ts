@@ -1,13 +1,13 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
-import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { GraphRegistry } from "../registry/graph-registry.js";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../runs/prepare-run.js";
+import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
+import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
 import { chatServePlugin } from "./plugin.js";
 import type { CheckpointScope } from "./routes/chat-completions.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { RunTracker } from "./run-tracker.js";
-import { DEFAULT_BACKEND_TIMEOUT_MS } from "../runs/prepare-run.js";
-import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 
 /** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
 function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {

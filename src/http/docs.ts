@@ -1,15 +1,16 @@
-import type { FastifyInstance } from "fastify";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { chatCompletionRequestSchema, messageSchemaByRole } from "../wire/request.js";
 
 /** Documentation only: requests are validated by the route with the same zod schemas. */
 function chatRequestDocument() {
-  return z.toJSONSchema(
-    chatCompletionRequestSchema.extend({ messages: z.array(z.union(Object.values(messageSchemaByRole))).min(1) }),
-    { io: "input", target: "openapi-3.0", unrepresentable: "any" },
-  );
+  return z.toJSONSchema(chatCompletionRequestSchema.extend({ messages: z.array(z.union(Object.values(messageSchemaByRole))).min(1) }), {
+    io: "input",
+    target: "openapi-3.0",
+    unrepresentable: "any",
+  });
 }
 
 function redocPage(specUrl: string): string {

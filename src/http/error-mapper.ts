@@ -1,9 +1,4 @@
-import {
-  InternalError,
-  InvalidRequestError,
-  RequestTooLargeError,
-  UnsupportedMediaTypeError,
-} from "../errors/catalogue.js";
+import { InternalError, InvalidRequestError, RequestTooLargeError, UnsupportedMediaTypeError } from "../errors/catalogue.js";
 import { providerFailure } from "../errors/provider-error.js";
 import { isServeError, type ServeError } from "../errors/serve-error.js";
 import type { ErrorBody } from "../wire/response.js";
@@ -31,10 +26,9 @@ export function toServeError(error: unknown, context: { bodyLimit?: number; cont
       return new UnsupportedMediaTypeError(context.contentType);
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return new InvalidRequestError(
-        "The request body is not valid JSON. Send a JSON object with the chat-completions fields.",
-        { cause: error },
-      );
+      return new InvalidRequestError("The request body is not valid JSON. Send a JSON object with the chat-completions fields.", {
+        cause: error,
+      });
     default:
       break;
   }

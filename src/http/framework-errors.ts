@@ -17,10 +17,7 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
     error.code === "FST_ERR_MAX_PARAM_LENGTH"
       ? new InvalidHttpRequestError(400, "The request URL has a path segment that is too long.")
       : new InvalidHttpRequestError(400, "The request URL is not valid: check its percent-encoding.");
-  void reply
-    .status(serveError.status)
-    .header("x-request-id", resolveRequestId(request))
-    .send(errorBody(serveError));
+  void reply.status(serveError.status).header("x-request-id", resolveRequestId(request)).send(errorBody(serveError));
 }
 
 /**

@@ -1,12 +1,12 @@
-import { z } from "zod";
-import type { BaseMessage } from "@langchain/core/messages";
 import type { Callbacks } from "@langchain/core/callbacks/manager";
-import { ALL_FEATURES, GraphFeature } from "./features.js";
-import type { ServableGraph } from "./servable-graph.js";
-import type { ChatCompletionRequest } from "../wire/request.js";
+import type { BaseMessage } from "@langchain/core/messages";
+import { z } from "zod";
+import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import { ClientSettings, type ClientSettingsModel } from "../settings/client-settings.js";
 import type { ContextFactory } from "../settings/runtime-context.js";
-import type { RunCoordinator } from "../coordination/run-coordinator.js";
+import type { ChatCompletionRequest } from "../wire/request.js";
+import { ALL_FEATURES, GraphFeature } from "./features.js";
+import type { ServableGraph } from "./servable-graph.js";
 
 /** A compiled graph, a StateGraph, or a sync or async factory returning either. */
 export type GraphSource = ServableGraph | { compile(options?: object): unknown } | (() => unknown);
@@ -49,9 +49,7 @@ export interface GraphConfig {
   readonly outputToMessage?: GraphConfigInput["outputToMessage"];
 }
 
-const optionalFunction = z
-  .custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function")
-  .optional();
+const optionalFunction = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function").optional();
 
 const iterableOf = <T extends z.ZodType>(item: T) =>
   z.preprocess(

@@ -1,18 +1,17 @@
-import { isChatServeError } from "../errors/serve-error.js";
+import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { GraphNotFoundError, RegistrationError } from "../errors/catalogue.js";
+import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
+import type { RunCoordinator } from "../coordination/run-coordinator.js";
+import { ClientSettingsDefinitionError, GraphNotFoundError, RegistrationError } from "../errors/catalogue.js";
+import { isChatServeError } from "../errors/serve-error.js";
+import { checkContextSchema } from "../settings/runtime-context.js";
 import { firstIssue, issuePath } from "../util/describe-issue.js";
-import { parseGraphConfig, type GraphConfig, type GraphConfigInput } from "./graph-config.js";
+import { GraphFeature } from "./features.js";
+import { type GraphConfig, type GraphConfigInput, parseGraphConfig } from "./graph-config.js";
+import { prepareInterruptGraph } from "./interrupt-support.js";
 import { modelIdProblem } from "./model-id.js";
 import { resolveGraphSource } from "./resolve-graph.js";
 import type { ServableGraph } from "./servable-graph.js";
-import { ClientSettingsDefinitionError } from "../errors/catalogue.js";
-import { checkContextSchema } from "../settings/runtime-context.js";
-import { MemorySaver } from "@langchain/langgraph";
-import { GraphFeature } from "./features.js";
-import { prepareInterruptGraph } from "./interrupt-support.js";
-import type { RunCoordinator } from "../coordination/run-coordinator.js";
-import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 
 /** Defaults for the graphs of a registry. */
 export interface GraphRegistryOptions {

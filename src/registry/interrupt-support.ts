@@ -22,8 +22,6 @@ export function prepareInterruptGraph(model: string, graph: ServableGraph, fallb
   const saver = graph.checkpointer as Record<string, unknown>;
   const missing = REQUIRED_CHECKPOINTER_METHODS.filter((method) => typeof saver[method] !== "function");
   if (missing.length > 0) {
-    throw new GraphConfigurationError(
-      `the checkpointer of model '${model}' lacks ${missing.join(", ")}, which interrupt runs need`,
-    );
+    throw new GraphConfigurationError(`the checkpointer of model '${model}' lacks ${missing.join(", ")}, which interrupt runs need`);
   }
 }

@@ -1,6 +1,6 @@
 import { GraphConfigurationError } from "../errors/catalogue.js";
-import { isGraphBuilder, isServableGraph, type ServableGraph } from "./servable-graph.js";
 import type { GraphSource } from "./graph-config.js";
+import { isGraphBuilder, isServableGraph, type ServableGraph } from "./servable-graph.js";
 
 /**
  * Turns a graph source into a compiled graph: calls a factory (sync or async), compiles a
@@ -13,9 +13,7 @@ export async function resolveGraphSource(modelId: string, source: GraphSource): 
   }
   if (isGraphBuilder(value)) value = value.compile();
   if (!isServableGraph(value)) {
-    throw new GraphConfigurationError(
-      `the graph of model '${modelId}' must be a compiled graph, a StateGraph or a factory returning one`,
-    );
+    throw new GraphConfigurationError(`the graph of model '${modelId}' must be a compiled graph, a StateGraph or a factory returning one`);
   }
   return value;
 }

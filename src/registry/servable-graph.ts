@@ -23,9 +23,6 @@ export function isServableGraph(value: unknown): value is ServableGraph {
 /** A StateGraph (or any builder) that still needs `compile()`. */
 export function isGraphBuilder(value: unknown): value is { compile(options?: object): unknown } {
   return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { compile?: unknown }).compile === "function" &&
-    !isServableGraph(value)
+    typeof value === "object" && value !== null && typeof (value as { compile?: unknown }).compile === "function" && !isServableGraph(value)
   );
 }

@@ -1,9 +1,8 @@
-import { isChatServeError } from "../errors/serve-error.js";
 import type { BaseMessage } from "@langchain/core/messages";
-import { GraphConfigurationError } from "../errors/catalogue.js";
+import { CitationIndexError, GraphConfigurationError } from "../errors/catalogue.js";
+import { isChatServeError } from "../errors/serve-error.js";
 import type { GraphConfig } from "../registry/graph-config.js";
-import { CitationIndexError } from "../errors/catalogue.js";
-import { toAssistantOutput, type AssistantOutput } from "./messages/message-out.js";
+import { type AssistantOutput, toAssistantOutput } from "./messages/message-out.js";
 
 function isMessage(value: unknown): value is BaseMessage {
   return typeof value === "object" && value !== null && typeof (value as BaseMessage).type === "string" && "content" in value;

@@ -1,19 +1,17 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import type { GraphRegistry } from "../registry/graph-registry.js";
-import type { GraphConfig } from "../registry/graph-config.js";
+import { GraphConfigurationError, UnsupportedParameterError } from "../errors/catalogue.js";
 import { GraphFeature } from "../registry/features.js";
+import type { GraphConfig } from "../registry/graph-config.js";
+import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ServableGraph } from "../registry/servable-graph.js";
-import type { ChatCompletionRequest } from "../wire/request.js";
-import { toLangChainMessages } from "./messages/messages-in.js";
-import { UsageCollector } from "./usage.js";
-import { buildRunConfig } from "./run-config.js";
 import { resolveRuntimeContext } from "../settings/runtime-context.js";
-import { GraphConfigurationError } from "../errors/catalogue.js";
-import type { PendingRunIndex } from "../coordination/pending-run-index.js";
-import { prepareInterruptRun, type InterruptRun } from "./interrupts/interrupt-run.js";
 import { anySignal } from "../util/any-signal.js";
+import type { ChatCompletionRequest } from "../wire/request.js";
+import { type InterruptRun, prepareInterruptRun } from "./interrupts/interrupt-run.js";
 import type { ResumeAnswer } from "./interrupts/resume-request.js";
-import { UnsupportedParameterError } from "../errors/catalogue.js";
+import { toLangChainMessages } from "./messages/messages-in.js";
+import { buildRunConfig } from "./run-config.js";
+import { UsageCollector } from "./usage.js";
 
 export const DEFAULT_SCOPE = "default";
 
@@ -112,7 +110,8 @@ export async function prepareRun(
   // Interrupt runs have their input (or their resume answers) from prepareInterruptRun.
   const input = interrupt === undefined ? await buildInput() : undefined;
   // An interrupt run also stops when its lease is lost.
-  const runSignal = interrupt === undefined ? { signal: context.signal, dispose: () => {} } : anySignal([context.signal, interrupt.lease.signal]);
+  const runSignal =
+    interrupt === undefined ? { signal: context.signal, dispose: () => {} } : anySignal([context.signal, interrupt.lease.signal]);
   const runConfig = buildRunConfig({
     requestId: context.requestId,
     model: request.model,

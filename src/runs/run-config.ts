@@ -1,5 +1,5 @@
-import { CallbackManager, type Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { CallbackManager, type Callbacks } from "@langchain/core/callbacks/manager";
 
 export const RUN_NAME = "svc.chat_completion";
 

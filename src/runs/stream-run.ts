@@ -1,13 +1,12 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { messageText } from "./messages/message-text.js";
-import type { ClientEventWire } from "../wire/response.js";
-import type { AssistantOutput } from "./messages/message-out.js";
-import type { Usage } from "../wire/response.js";
-import { finalOutput } from "./output-message.js";
-import type { PreparedRun } from "./prepare-run.js";
 import { readCustomPart } from "../events/validate-event.js";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
+import type { ClientEventWire, Usage } from "../wire/response.js";
 import { batchOutput } from "./interrupts/interrupt-run.js";
+import type { AssistantOutput } from "./messages/message-out.js";
+import { messageText } from "./messages/message-text.js";
+import { finalOutput } from "./output-message.js";
+import type { PreparedRun } from "./prepare-run.js";
 
 /** The assistant turn a run ends with, and the usage its models reported. */
 export interface RunResult {
@@ -16,10 +15,7 @@ export interface RunResult {
 }
 
 /** What a streamed run yields, in graph order. */
-export type RunStreamEvent =
-  | { kind: "text"; text: string }
-  | { kind: "event"; event: ClientEventWire }
-  | ({ kind: "final" } & RunResult);
+export type RunStreamEvent = { kind: "text"; text: string } | { kind: "event"; event: ClientEventWire } | ({ kind: "final" } & RunResult);
 
 /** The end of the graph's stream: its last root state and the text already streamed. */
 export type StreamEnd = { kind: "end"; state: unknown; streamedText: string };
@@ -36,12 +32,7 @@ interface MessageMetadata {
  * Text from a listed node, or from any node inside a listed subgraph node: the stream
  * namespace names the enclosing nodes as `node:taskId`.
  */
-function isStreamedAssistantText(
-  run: PreparedRun,
-  namespace: readonly string[],
-  message: BaseMessage,
-  metadata: MessageMetadata,
-): boolean {
+function isStreamedAssistantText(run: PreparedRun, namespace: readonly string[], message: BaseMessage, metadata: MessageMetadata): boolean {
   if (message.type !== "ai") return false;
   const listed = run.config.streamableNodeNames;
   const fromListedNode =

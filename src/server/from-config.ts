@@ -1,13 +1,13 @@
-import { isChatServeError } from "../errors/serve-error.js";
 import path from "node:path";
-import { ConfigError, RegistrationError } from "../errors/catalogue.js";
 import type { LoadedConfig } from "../config/load-config.js";
+import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
+import { ConfigError, RegistrationError } from "../errors/catalogue.js";
+import { isChatServeError } from "../errors/serve-error.js";
+import type { CheckpointScope } from "../http/routes/chat-completions.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
+import { type BackendOptions, type Backends, backendsFromConfig } from "./backends.js";
 import { loadModuleReference } from "./module-reference.js";
-import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
-import { backendsFromConfig, type BackendOptions, type Backends } from "./backends.js";
-import type { CheckpointScope } from "../http/routes/chat-completions.js";
 
 /** Everything a config file sets up for a server: registry, backends, checkpoint scope. */
 export interface ServerSetup {

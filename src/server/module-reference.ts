@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { ConfigError } from "../errors/catalogue.js";
 import type { ModuleLoader } from "../config/module-loader.js";
+import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/u;
@@ -39,9 +39,7 @@ export async function loadModuleReference(
   }
   if (!(exportName in loaded) || loaded[exportName] === undefined) {
     const available = Object.keys(loaded).filter((name) => name !== "__esModule");
-    throw new ConfigError(
-      `${where}: '${modulePath}' has no export '${exportName}' (it exports: ${available.join(", ") || "nothing"})`,
-    );
+    throw new ConfigError(`${where}: '${modulePath}' has no export '${exportName}' (it exports: ${available.join(", ") || "nothing"})`);
   }
   return loaded[exportName];
 }

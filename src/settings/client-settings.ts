@@ -1,16 +1,14 @@
-import { ClientSettingsDefinitionError } from "../errors/catalogue.js";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { InvalidClientSettingsError } from "../errors/catalogue.js";
+import { ClientSettingsDefinitionError, InvalidClientSettingsError } from "../errors/catalogue.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
+import { deepFreeze, jsonProblem } from "../util/json-values.js";
 import type { ClientSettingsDescriptor } from "../wire/response.js";
 import { representationProblem, structureProblem } from "./inspect-schema.js";
-import { deepFreeze, jsonProblem } from "../util/json-values.js";
 
 const SETTINGS_BRAND = Symbol.for("chat-serve.ClientSettings");
 export const SETTINGS_METADATA_KEY = "graph_runtime_settings";
 export const SETTINGS_SCHEMA_VERSION = 1;
-
 
 interface Inspected<T> {
   defaults: T;
@@ -151,4 +149,3 @@ export class ClientSettings<Schema extends z.ZodObject = z.ZodObject, T extends 
 export function defineClientSettings<Schema extends z.ZodObject>(schema: Schema): ClientSettings<Schema> {
   return new ClientSettings(schema);
 }
-

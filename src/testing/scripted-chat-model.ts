@@ -1,8 +1,5 @@
-import {
-  BaseChatModel,
-  type BaseChatModelParams,
-} from "@langchain/core/language_models/chat_models";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { BaseChatModel, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
@@ -44,9 +41,7 @@ function countWords(text: string): number {
 function messageText(message: BaseMessage): string {
   return typeof message.content === "string"
     ? message.content
-    : message.content
-        .map((part) => (typeof part === "object" && part !== null && "text" in part ? String(part.text) : ""))
-        .join("");
+    : message.content.map((part) => (typeof part === "object" && part !== null && "text" in part ? String(part.text) : "")).join("");
 }
 
 /**

@@ -8,7 +8,6 @@ export interface TracingSettings {
   baseUrl?: string;
 }
 
-
 interface Backend {
   handler: BaseCallbackHandler;
   flush: () => Promise<void>;

@@ -1,6 +1,5 @@
 import { DeadlineExceededError } from "../errors/catalogue.js";
 
-
 /**
  * Settles with the operation, or rejects with `DeadlineExceededError` once `timeoutMs` has
  * passed, whichever comes first. The timer is cleared on both paths. The operation itself

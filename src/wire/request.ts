@@ -123,9 +123,7 @@ export const chatCompletionRequestSchema = z.strictObject({
   model: z.string().min(1),
   messages: z.array(z.unknown()).min(1, "At least one message is required."),
   stream: z.boolean().nullish(),
-  stream_options: z
-    .strictObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() })
-    .nullish(),
+  stream_options: z.strictObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullish(),
   tools: z.array(functionTool).optional(),
   tool_choice: toolChoice.optional(),
   parallel_tool_calls: z.boolean().optional(),

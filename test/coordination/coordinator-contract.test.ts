@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { PostgresRunCoordinator, advisoryLockId } from "../../src/coordination/postgres-run-coordinator.js";
+import { advisoryLockId, PostgresRunCoordinator } from "../../src/coordination/postgres-run-coordinator.js";
 import { RedisRunCoordinator } from "../../src/coordination/redis-run-coordinator.js";
 import type { RunCoordinator } from "../../src/coordination/run-coordinator.js";
 import { BackendUnavailableError } from "../../src/errors/catalogue.js";
@@ -14,7 +14,7 @@ import { POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix } 
 
 const redisStatus = await requireRedis();
 const postgresStatus = await requirePostgres();
-const closers: (() => Promise<unknown> | void)[] = [];
+const closers: (() => unknown)[] = [];
 after(async () => {
   for (const close of closers.reverse()) await close();
 });
@@ -22,7 +22,11 @@ after(async () => {
 const newKey = () => randomBytes(32).toString("hex");
 
 function redisCoordinator(options: { leaseTtlMs?: number; keyPrefix?: string } = {}) {
-  const coordinator = new RedisRunCoordinator({ url: REDIS_URL, keyPrefix: options.keyPrefix ?? uniquePrefix(), leaseTtlMs: options.leaseTtlMs });
+  const coordinator = new RedisRunCoordinator({
+    url: REDIS_URL,
+    keyPrefix: options.keyPrefix ?? uniquePrefix(),
+    leaseTtlMs: options.leaseTtlMs,
+  });
   closers.push(() => coordinator.close());
   return coordinator;
 }

@@ -1,10 +1,10 @@
-import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
 import { createServer } from "node:net";
+import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
+import { type RunningServer, runCli, startCli } from "../helpers/cli.js";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
-import { runCli, startCli, type RunningServer } from "../helpers/cli.js";
+import { answerBatch } from "../helpers/resume.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 const DEMO_MODELS = ["echo", "plain", "research", "approval", "tools"];
@@ -48,7 +48,10 @@ describe("chat-serve start with the repository's own config", () => {
     assert.match(none.stderr.trim(), /^error model 'echo' declares no client settings/);
     const unknown = await runCli(["schema", "nope"]);
     assert.equal(unknown.code, 1);
-    assert.match(unknown.stderr.trim(), /^error model 'nope' is not in chat-serve\.config\.ts; its models are: echo, plain, research, approval, tools$/);
+    assert.match(
+      unknown.stderr.trim(),
+      /^error model 'nope' is not in chat-serve\.config\.ts; its models are: echo, plain, research, approval, tools$/,
+    );
   });
 
   for (const model of DEMO_MODELS) {
@@ -124,7 +127,10 @@ export default { graphs: { research: { graph: "./g.ts:graph", description: "x", 
       for (const command of [["models"], ["start", "--port", "0"]]) {
         const result = await runCli(command, { cwd: dir });
         assert.equal(result.code, 1);
-        assert.match(result.stderr.trim(), /^error chat-serve\.config\.ts: graphs\.research\.clientSettings: client settings must be strict/);
+        assert.match(
+          result.stderr.trim(),
+          /^error chat-serve\.config\.ts: graphs\.research\.clientSettings: client settings must be strict/,
+        );
         assert.equal(result.stderr.trim().split("\n").length, 1);
       }
     } finally {

@@ -1,8 +1,8 @@
-import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import OpenAI from "openai";
 import { startCli } from "../helpers/cli.js";
+import { answerBatch } from "../helpers/resume.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 test("a CommonJS project's TypeScript config and graphs load and serve, interrupts included", { timeout: 60_000 }, async () => {

@@ -1,13 +1,13 @@
-import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import OpenAI from "openai";
 import { Redis } from "ioredis";
-import { startCli, type RunningServer } from "../helpers/cli.js";
+import OpenAI from "openai";
+import { type RunningServer, startCli } from "../helpers/cli.js";
 import { distributedProject } from "../helpers/distributed-project.js";
-import { POSTGRES_URL, REDIS_URL, dropSchema, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import { answerBatch } from "../helpers/resume.js";
+import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
 
 const redisStatus = await requireRedis();
 const postgresStatus = await requirePostgres();
@@ -70,7 +70,11 @@ for (const [name, coordinator] of Object.entries(coordinators)) {
         ),
       );
       const succeeded = results.filter((result) => result.status === "fulfilled");
-      assert.equal(succeeded.length, 1, JSON.stringify(results.map((result) => (result.status === "rejected" ? String(result.reason) : "ok"))));
+      assert.equal(
+        succeeded.length,
+        1,
+        JSON.stringify(results.map((result) => (result.status === "rejected" ? String(result.reason) : "ok"))),
+      );
       for (const result of results) {
         if (result.status === "rejected") {
           const error = result.reason as InstanceType<typeof OpenAI.APIError>;

@@ -3,13 +3,15 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
+import { promisify } from "node:util";
 import { REPO_ROOT, runCli } from "../helpers/cli.js";
 
 const run = promisify(execFile);
 const folders: string[] = [];
-after(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+after(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
 
 function tempFolder(): string {
   const folder = mkdtempSync(path.join(tmpdir(), "chat-serve-init-"));
@@ -24,7 +26,14 @@ describe("chat-serve init", () => {
     const init = await runCli(["init", project]);
     assert.equal(init.code, 0, init.stderr);
     assert.match(init.stdout, /next:\n {2}cd .*my-assistant\n {2}npm install\n {2}npx chat-serve start\n {2}npm test/);
-    for (const file of ["package.json", "chat-serve.config.ts", "graphs/assistant.ts", "test/assistant.test.ts", "README.md", ".gitignore"]) {
+    for (const file of [
+      "package.json",
+      "chat-serve.config.ts",
+      "graphs/assistant.ts",
+      "test/assistant.test.ts",
+      "README.md",
+      ".gitignore",
+    ]) {
       assert.ok(existsSync(path.join(project, file)), `${file} was written`);
     }
     assert.equal(existsSync(path.join(project, "_gitignore")), false);
@@ -46,7 +55,10 @@ describe("chat-serve init", () => {
     const models = await run(process.execPath, [path.join(project, "node_modules/chat-serve/bin/chat-serve.js"), "models", "--json"], {
       cwd: project,
     });
-    assert.deepEqual(JSON.parse(models.stdout).map((row: { id: string }) => row.id), ["assistant"]);
+    assert.deepEqual(
+      JSON.parse(models.stdout).map((row: { id: string }) => row.id),
+      ["assistant"],
+    );
   });
 
   test("refuses a folder that is not empty, and --force writes over it saying so", async () => {

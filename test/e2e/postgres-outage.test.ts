@@ -2,18 +2,21 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import OpenAI from "openai";
 import { startCli } from "../helpers/cli.js";
-import { eventually } from "../helpers/eventually.js";
 import { distributedProject } from "../helpers/distributed-project.js";
-import { POSTGRES_URL, REDIS_URL, dropSchema, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import { eventually } from "../helpers/eventually.js";
+import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
 import { TcpProxy } from "../helpers/tcp-proxy.js";
 
 const skip = (await requirePostgres()).skip || (await requireRedis()).skip;
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-test("Postgres going away gives 503 backend_unavailable for interrupt graphs; service returns by itself", { skip, timeout: 90_000 }, async () => {
+test("Postgres going away gives 503 backend_unavailable for interrupt graphs; service returns by itself", {
+  skip,
+  timeout: 90_000,
+}, async () => {
   const target = new URL(POSTGRES_URL);
   const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
   await proxy.start();

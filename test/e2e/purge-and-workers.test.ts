@@ -1,4 +1,3 @@
-import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
@@ -9,8 +8,9 @@ import { RedisRunCoordinator } from "../../src/coordination/redis-run-coordinato
 import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
 import { runCli, startCli } from "../helpers/cli.js";
 import { distributedProject } from "../helpers/distributed-project.js";
+import { answerBatch } from "../helpers/resume.js";
+import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
-import { POSTGRES_URL, REDIS_URL, dropSchema, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
 
 const redisStatus = await requireRedis();
 const postgresStatus = await requirePostgres();
@@ -37,7 +37,11 @@ describe("chat-serve purge-pending", { skip, timeout: 60_000 }, () => {
     const client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
     const runs = [randomUUID(), randomUUID()];
     for (const runId of runs) {
-      const paused = await client.chat.completions.create({ model: "counter", messages: [{ role: "user", content: "go" }], metadata: { graph_run_id: runId } });
+      const paused = await client.chat.completions.create({
+        model: "counter",
+        messages: [{ role: "user", content: "go" }],
+        metadata: { graph_run_id: runId },
+      });
       assert.equal(paused.choices[0]?.finish_reason, "tool_calls");
     }
     const keys = runs.map((runId) => checkpointKey("default", "counter", runId));
@@ -55,7 +59,9 @@ describe("chat-serve purge-pending", { skip, timeout: 60_000 }, () => {
     const dryRun = await runCli(["purge-pending", "--older-than", "1s", "--dry-run", "--json"], { cwd: dir, env });
     assert.equal(dryRun.code, 0, dryRun.stderr);
     assert.deepEqual(
-      JSON.parse(dryRun.stdout).map((row: { runId: string; outcome: string }) => [row.runId, row.outcome]).sort(),
+      JSON.parse(dryRun.stdout)
+        .map((row: { runId: string; outcome: string }) => [row.runId, row.outcome])
+        .sort(),
       runs.map((runId) => [runId, "would remove"]).sort(),
     );
     for (const key of keys) assert.equal((await state(key)).indexed, 1, "a dry run removes nothing");
@@ -73,7 +79,10 @@ describe("chat-serve purge-pending", { skip, timeout: 60_000 }, () => {
     await lease.release();
 
     const rest = await runCli(["purge-pending", "--older-than", "1s", "--json"], { cwd: dir, env });
-    assert.deepEqual(JSON.parse(rest.stdout).map((row: { outcome: string }) => row.outcome), ["removed"]);
+    assert.deepEqual(
+      JSON.parse(rest.stdout).map((row: { outcome: string }) => row.outcome),
+      ["removed"],
+    );
     assert.deepEqual(await state(keys[1]!), { checkpoints: 0, indexed: 0 });
     const none = await runCli(["purge-pending", "--older-than", "1s"], { cwd: dir, env });
     assert.match(none.stdout, /no pending runs idle for more than 1s/);
@@ -87,7 +96,10 @@ describe("chat-serve purge-pending", { skip, timeout: 60_000 }, () => {
     cleanups.push(memory.cleanup);
     const result = await runCli(["purge-pending", "--older-than", "1h"], { cwd: memory.dir });
     assert.equal(result.code, 1);
-    assert.match(result.stderr.trim(), /^error chat-serve\.config\.ts uses the memory checkpointer: pending runs live only inside the running server/);
+    assert.match(
+      result.stderr.trim(),
+      /^error chat-serve\.config\.ts uses the memory checkpointer: pending runs live only inside the running server/,
+    );
     const bad = await runCli(["purge-pending", "--older-than", "soon"], { cwd: memory.dir });
     assert.equal(bad.stderr.trim(), "error --older-than must be a duration like 90m, 12h or 7d (got 'soon')");
   });

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { REPO_ROOT, startCli, type RunningServer } from "../helpers/cli.js";
+import { REPO_ROOT, type RunningServer, startCli } from "../helpers/cli.js";
 
 // The README's marked examples, run as they are written against `chat-serve start` with the
 // repository's demo config: only the base URL is changed to the test server's.

@@ -3,11 +3,11 @@ import { once } from "node:events";
 import { after, test } from "node:test";
 import OpenAI from "openai";
 import { startCli } from "../helpers/cli.js";
-import { eventually } from "../helpers/eventually.js";
 import { COUNTING_GRAPH_MODULE } from "../helpers/distributed-project.js";
-import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
-import { REDIS_URL, requireRedis, uniquePrefix } from "../helpers/services.js";
+import { eventually } from "../helpers/eventually.js";
 import { freePort, startRedis } from "../helpers/private-redis.js";
+import { REDIS_URL, requireRedis, uniquePrefix } from "../helpers/services.js";
+import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 const redisStatus = await requireRedis();
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -15,7 +15,10 @@ after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-test("stopping Redis gives 503 backend_unavailable for interrupt graphs (not a hang); starting it again restores service", { skip: redisStatus.skip, timeout: 60_000 }, async () => {
+test("stopping Redis gives 503 backend_unavailable for interrupt graphs (not a hang); starting it again restores service", {
+  skip: redisStatus.skip,
+  timeout: 60_000,
+}, async () => {
   const port = await freePort();
   let redis = await startRedis(port);
   cleanups.push(() => void redis.kill("SIGKILL"));

@@ -107,7 +107,11 @@ function fabricatedResume(random: Random): Record<string, unknown> {
     messages: [
       { role: "user", content: "go" },
       { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "graph_interrupt", arguments: args } }] },
-      ...Array.from({ length: random.int(3) }, () => ({ role: "tool", tool_call_id: random.chance(0.7) ? id : "other", content: randomString(random) })),
+      ...Array.from({ length: random.int(3) }, () => ({
+        role: "tool",
+        tool_call_id: random.chance(0.7) ? id : "other",
+        content: randomString(random),
+      })),
     ],
   };
 }
@@ -117,7 +121,8 @@ function mutate(random: Random, body: Record<string, unknown>): unknown {
   let current: any = structuredClone(body);
   for (let step = 0; step < mutations; step += 1) {
     if (typeof current !== "object" || current === null) break;
-    const target = random.chance(0.5) && Array.isArray(current.messages) && current.messages.length > 0 ? random.pick(current.messages) : current;
+    const target =
+      random.chance(0.5) && Array.isArray(current.messages) && current.messages.length > 0 ? random.pick(current.messages) : current;
     if (typeof target !== "object" || target === null) break;
     const keys = Object.keys(target);
     switch (random.int(6)) {
@@ -151,7 +156,15 @@ export interface FuzzCase {
 export function fuzzCase(random: Random): FuzzCase {
   const contentType = random.chance(0.9)
     ? "application/json"
-    : random.pick([undefined, "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", "multipart/form-data; boundary=x", "application/jsonx", "*/*"]);
+    : random.pick([
+        undefined,
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/json; charset=latin1",
+        "multipart/form-data; boundary=x",
+        "application/jsonx",
+        "*/*",
+      ]);
   const kind = random.int(10);
   let body: unknown;
   if (kind === 0) {
@@ -164,8 +177,17 @@ export function fuzzCase(random: Random): FuzzCase {
     body = { ...validBody(random), [random.pick(["messages", "metadata", "tools", "stop"])]: deeplyNested(200 + random.int(2_000)) };
   } else if (kind === 3) {
     const metadata: Record<string, unknown> = {};
-    for (let index = 0; index < random.int(25); index += 1) metadata[random.chance(0.3) ? random.pick(PROTOTYPE_KEYS) : randomString(random)] = randomValue(random);
-    if (random.chance(0.5)) metadata.graph_runtime_settings = random.pick(["{", "[]", '{"depth":"x"}', '{"__proto__":{"depth":9}}', "null", JSON.stringify(randomValue(random))]);
+    for (let index = 0; index < random.int(25); index += 1)
+      metadata[random.chance(0.3) ? random.pick(PROTOTYPE_KEYS) : randomString(random)] = randomValue(random);
+    if (random.chance(0.5))
+      metadata.graph_runtime_settings = random.pick([
+        "{",
+        "[]",
+        '{"depth":"x"}',
+        '{"__proto__":{"depth":9}}',
+        "null",
+        JSON.stringify(randomValue(random)),
+      ]);
     if (random.chance(0.5)) metadata.graph_run_id = randomString(random);
     body = { ...validBody(random), metadata };
   } else if (kind === 4) {
@@ -185,4 +207,3 @@ export function fuzzCase(random: Random): FuzzCase {
   }
   return { payload: random.chance(0.02) ? "" : (JSON.stringify(body) ?? "null"), contentType };
 }
-

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { eventually } from "./eventually.js";
@@ -17,15 +17,19 @@ export async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
     stdio: "ignore",
   });
-  await eventually(async () => {
-    const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
-    probe.on("error", () => {});
-    try {
-      await probe.connect();
-      await probe.ping();
-    } finally {
-      probe.disconnect();
-    }
-  }, 10_000, 50);
+  await eventually(
+    async () => {
+      const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+      probe.on("error", () => {});
+      try {
+        await probe.connect();
+        await probe.ping();
+      } finally {
+        probe.disconnect();
+      }
+    },
+    10_000,
+    50,
+  );
   return child;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { ChatServe, type ChatServeOptions } from "../../src/http/chat-serve.js";
-import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import type { GraphConfigInput } from "../../src/registry/graph-config.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
 
 export interface TestServer {
   serve: ChatServe;

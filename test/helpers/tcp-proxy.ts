@@ -1,4 +1,4 @@
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 
 /**
  * A loopback TCP proxy in front of a real service, so a test can make the service vanish

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { generateText, jsonSchema, streamText, tool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { echoGraph } from "../fixtures/graphs.js";
+import { generateText, jsonSchema, streamText, tool } from "ai";
 import { graph as toolsGraph } from "../../demo/graphs/tools.js";
+import { echoGraph } from "../fixtures/graphs.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // The Vercel AI SDK validates every chunk it parses: a strict client of the wire format.
@@ -40,5 +40,8 @@ test("the graph's tool calls reach the SDK as tool calls", async () => {
   });
   const result = await generateText({ model: provider("tools"), prompt: "What is the weather in Lima?", tools: { get_weather: weather } });
   assert.equal(result.finishReason, "tool-calls");
-  assert.deepEqual(result.toolCalls.map((call) => [call.toolName, call.input]), [["get_weather", { city: "Lima" }]]);
+  assert.deepEqual(
+    result.toolCalls.map((call) => [call.toolName, call.input]),
+    [["get_weather", { city: "Lima" }]],
+  );
 });

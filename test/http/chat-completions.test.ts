@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
-import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
-import { echoGraph, nestedStreamGraph, nostreamGraph, partialStreamGraph, twoStepGraph } from "../fixtures/graphs.js";
 import { graph as plainGraph } from "../../demo/graphs/plain.js";
 import { graph as toolsGraph } from "../../demo/graphs/tools.js";
+import { echoGraph, nestedStreamGraph, nostreamGraph, partialStreamGraph, twoStepGraph } from "../fixtures/graphs.js";
+import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
 let client: OpenAI;

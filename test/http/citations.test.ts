@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import OpenAI from "openai";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { graph as researchGraph, ResearchSettings } from "../../demo/graphs/research.js";
+import OpenAI from "openai";
+import { ResearchSettings, graph as researchGraph } from "../../demo/graphs/research.js";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
 import { parseSse, startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -17,7 +17,11 @@ function answerWith(content: unknown) {
 
 const multiBlock = [
   { type: "text", text: "Über Kaffee ☕: " },
-  { type: "text", text: "Espresso kommt aus Italien.", annotations: [{ url: "https://it.example", title: "Italia", start_index: 19, end_index: 25 }] },
+  {
+    type: "text",
+    text: "Espresso kommt aus Italien.",
+    annotations: [{ url: "https://it.example", title: "Italia", start_index: 19, end_index: 25 }],
+  },
 ];
 
 let server: TestServer;
@@ -43,7 +47,7 @@ async function streamedAnnotations(model: string) {
   for await (const chunk of stream) chunks.push(chunk);
   for (const chunk of chunks) assertMatchesOpenAI("CreateChatCompletionStreamResponse", chunk);
   const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("");
-  const withAnnotations = chunks.filter((chunk) => (chunk.choices[0]?.delta as { annotations?: unknown }).annotations);
+  const withAnnotations = chunks.filter((chunk) => (chunk.choices[0]?.delta as { annotations?: unknown } | undefined)?.annotations);
   assert.equal(withAnnotations.length, 1, "annotations ride on one chunk");
   assert.ok(withAnnotations[0]?.choices[0]?.finish_reason, "the final delta");
   return { text, annotations: (withAnnotations[0]!.choices[0]!.delta as { annotations: unknown[] }).annotations };
@@ -59,18 +63,23 @@ for (const model of ["research", "multi-block"]) {
     assert.deepEqual(streamed.annotations, message.annotations);
     assert.equal(streamed.text, message.content);
     const citation = message.annotations![0]!.url_citation;
-    const cited = Array.from(message.content ?? "").slice(citation.start_index, citation.end_index + 1).join("");
+    const cited = Array.from(message.content ?? "")
+      .slice(citation.start_index, citation.end_index + 1)
+      .join("");
     assert.equal(cited, model === "research" ? "2 sources" : "Italien");
   });
 }
 
 test("a citation whose indices do not fit is a server error for that request, not a crash", async () => {
-  await assert.rejects(client.chat.completions.create({ model: "bad-citation", messages }), (error: InstanceType<typeof OpenAI.APIError>) => {
-    assert.equal(error.status, 500);
-    assert.equal(error.code, "graph_configuration_error");
-    assert.match(error.message, /invalid citation/);
-    return true;
-  });
+  await assert.rejects(
+    client.chat.completions.create({ model: "bad-citation", messages }),
+    (error: InstanceType<typeof OpenAI.APIError>) => {
+      assert.equal(error.status, 500);
+      assert.equal(error.code, "graph_configuration_error");
+      assert.match(error.message, /invalid citation/);
+      return true;
+    },
+  );
   const response = await fetch(`${server.baseURL}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },

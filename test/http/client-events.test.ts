@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import OpenAI from "openai";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import OpenAI from "openai";
+import { ResearchSettings, graph as researchGraph } from "../../demo/graphs/research.js";
 import { clientEvent, statusEvent } from "../../src/events/emit.js";
 import { ENVELOPE_KEY } from "../../src/events/envelope.js";
-import { graph as researchGraph, ResearchSettings } from "../../demo/graphs/research.js";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -144,14 +144,14 @@ describe("invalid and unrelated custom data", () => {
 
   test("a direct graph.stream consumer still receives every custom part with its namespace", async () => {
     const parts: [string[], unknown][] = [];
-    for await (const [namespace, part] of await noisyGraph().stream(
-      { messages: [] },
-      { streamMode: "custom", subgraphs: true },
-    )) {
+    for await (const [namespace, part] of await noisyGraph().stream({ messages: [] }, { streamMode: "custom", subgraphs: true })) {
       parts.push([namespace, part]);
     }
     assert.equal(parts.length, 7);
-    assert.ok(parts.every(([namespace]) => namespace[0]?.startsWith("inner:")), JSON.stringify(parts.map(([ns]) => ns)));
+    assert.ok(
+      parts.every(([namespace]) => namespace[0]?.startsWith("inner:")),
+      JSON.stringify(parts.map(([ns]) => ns)),
+    );
     assert.deepEqual(parts[4]?.[1], { unrelated: "custom data for direct consumers" });
     assert.equal(parts[5]?.[1], "a plain string");
   });

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { z } from "zod";
-import OpenAI from "openai";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { defineClientSettings } from "../../src/settings/client-settings.js";
+import OpenAI from "openai";
+import { z } from "zod";
+import { ResearchSettings, graph as researchGraph } from "../../demo/graphs/research.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
-import { graph as researchGraph, ResearchSettings } from "../../demo/graphs/research.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { defineClientSettings } from "../../src/settings/client-settings.js";
 import type { ChatCompletionRequest } from "../../src/wire/request.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
 
 const Tone = defineClientSettings(z.strictObject({ tone: z.enum(["calm", "loud"]).default("calm") }));
 const AppContext = z.object({ tone: z.string(), user: z.string().nullable(), requestModel: z.string() });

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type AbortProbe, slowGraph } from "../fixtures/graphs.js";
 import { startTestServer } from "../helpers/server.js";
-import { slowGraph, type AbortProbe } from "../fixtures/graphs.js";
 
 async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -25,9 +25,7 @@ for (const stream of [true, false]) {
       clientRequest.on("error", () => {});
       clientRequest.end(JSON.stringify({ model: "slow", stream, messages: [{ role: "user", content: "go" }] }));
       if (stream) {
-        const response = await new Promise<import("node:http").IncomingMessage>((resolve) =>
-          clientRequest.on("response", resolve),
-        );
+        const response = await new Promise<import("node:http").IncomingMessage>((resolve) => clientRequest.on("response", resolve));
         let received = "";
         await new Promise<void>((resolve) =>
           response.on("data", (data: Buffer) => {

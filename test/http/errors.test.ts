@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { echoGraph, failingGraph, noReplyGraph } from "../fixtures/graphs.js";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
 import { buildTestApp, parseSse } from "../helpers/server.js";
-import { echoGraph, failingGraph, noReplyGraph } from "../fixtures/graphs.js";
 
 let app: FastifyInstance;
 

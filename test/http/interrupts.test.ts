@@ -1,27 +1,27 @@
-import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import OpenAI from "openai";
 import { MemorySaver } from "@langchain/langgraph";
-import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { GraphRegistry } from "../../src/registry/graph-registry.js";
-import { RegistrationError } from "../../src/errors/catalogue.js";
-import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
+import OpenAI from "openai";
 import { graph as approvalGraph } from "../../demo/graphs/approval.js";
-import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
+import { RegistrationError } from "../../src/errors/catalogue.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
 import {
   badPayloadGraph,
+  type Counter,
   counterGraph,
   failAfterResumeGraph,
   parallelGraph,
   sequentialGraph,
   slowBeforeInterruptGraph,
   speakThenAskGraph,
-  type Counter,
 } from "../fixtures/interrupt-graphs.js";
+import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
+import { answerBatch } from "../helpers/resume.js";
+import type { TestServer } from "../helpers/server.js";
 
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ToolCall = OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
@@ -83,8 +83,7 @@ function interruptCalls(completion: OpenAI.Chat.Completions.ChatCompletion): Too
   return calls;
 }
 
-const argsOf = (call: ToolCall) =>
-  JSON.parse(call.function.arguments) as { run_id: string; state_token: string; payload: unknown };
+const argsOf = (call: ToolCall) => JSON.parse(call.function.arguments) as { run_id: string; state_token: string; payload: unknown };
 
 /** The conversation that answers a batch: the assistant's calls, then one tool message each. */
 function answer(history: Message[], calls: ToolCall[], answers: unknown[]): Message[] {
@@ -127,7 +126,10 @@ describe("pause, answer, finish", () => {
     const history = [user("rename the project")];
     const calls = interruptCalls(await ask("approval", history));
     const messages = answerBatch(history, calls, "no way");
-    assert.equal((await ask("approval", messages)).choices[0]?.message.content, 'Not approved (you said "no way"): I will not do rename the project.');
+    assert.equal(
+      (await ask("approval", messages)).choices[0]?.message.content,
+      'Not approved (you said "no way"): I will not do rename the project.',
+    );
   });
 
   test("streaming: the batch arrives as one tool-call delta, and the resume streams the answer", async () => {
@@ -140,7 +142,11 @@ describe("pause, answer, finish", () => {
     assert.equal(withCalls.length, 1);
     assert.equal(chunks.at(-1)?.choices[0]?.finish_reason, "tool_calls");
     const calls = withCalls[0]!.choices[0]!.delta.tool_calls!.map(({ index: _index, ...call }) => call) as ToolCall[];
-    const resumed = await client.chat.completions.create({ model: "approval", messages: answer(history, calls, ["approve"]), stream: true });
+    const resumed = await client.chat.completions.create({
+      model: "approval",
+      messages: answer(history, calls, ["approve"]),
+      stream: true,
+    });
     let text = "";
     let finish: string | null = null;
     for await (const chunk of resumed) {
@@ -170,10 +176,10 @@ describe("pause, answer, finish", () => {
     const history = [user("both sides")];
     const calls = interruptCalls(await ask("parallel", history));
     assert.equal(calls.length, 2);
-    assert.deepEqual(calls.map((call) => argsOf(call).payload).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
-      { side: "left" },
-      { side: "right" },
-    ]);
+    assert.deepEqual(
+      calls.map((call) => argsOf(call).payload).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      [{ side: "left" }, { side: "right" }],
+    );
     assert.equal(new Set(calls.map((call) => argsOf(call).state_token)).size, 1);
     const answers = calls.map((call) => `${(argsOf(call).payload as { side: string }).side}-ok`);
     const done = await ask("parallel", answer(history, calls, answers));
@@ -227,7 +233,11 @@ describe("state table and errors", () => {
     const calls = interruptCalls(await ask("parallel", history));
     const other: ToolCall = { id: "call_weather", type: "function", function: { name: "get_weather", arguments: "{}" } };
     await expectError(ask("parallel", answer(history, [calls[0]!, other], ["a", "b"])), 400, "invalid_resume");
-    const partial: Message[] = [...history, { role: "assistant", content: null, tool_calls: calls }, { role: "tool", tool_call_id: calls[0]!.id, content: "a" }];
+    const partial: Message[] = [
+      ...history,
+      { role: "assistant", content: null, tool_calls: calls },
+      { role: "tool", tool_call_id: calls[0]!.id, content: "a" },
+    ];
     await expectError(ask("parallel", partial), 400, "invalid_resume");
     const duplicated: Message[] = [...partial, { role: "tool", tool_call_id: calls[0]!.id, content: "again" }];
     await expectError(ask("parallel", duplicated), 400, "invalid_resume");
@@ -327,7 +337,8 @@ describe("registration", () => {
   test("an interrupt graph without a run coordinator is refused, naming the model", () => {
     assert.throws(
       () => new GraphRegistry({ approval: interruptGraph(approvalGraph) }),
-      (error: Error) => error instanceof RegistrationError && /^model 'approval': has INTERRUPTS but no run coordinator/.test(error.message),
+      (error: Error) =>
+        error instanceof RegistrationError && /^model 'approval': has INTERRUPTS but no run coordinator/.test(error.message),
     );
   });
 

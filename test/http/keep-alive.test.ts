@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { setTimeout as sleep } from "node:timers/promises";
 import { parseSse, startTestServer } from "../helpers/server.js";
 
 test("a silent stream gets keep-alive comments and still ends with the answer", async () => {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { ChatOpenAI } from "@langchain/openai";
 import { HumanMessage } from "@langchain/core/messages";
-import { echoGraph } from "../fixtures/graphs.js";
+import { ChatOpenAI } from "@langchain/openai";
 import { graph as toolsGraph } from "../../demo/graphs/tools.js";
+import { echoGraph } from "../fixtures/graphs.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // LangChain's own OpenAI chat model, pointed at chat-serve: a graph served as a model can be

@@ -1,14 +1,14 @@
-import { answerBatch } from "../helpers/resume.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import OpenAI from "openai";
 import { MemorySaver } from "@langchain/langgraph";
+import OpenAI from "openai";
 import { once, type RunCoordinator, type RunLease } from "../../src/coordination/run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
+import { answerBatch } from "../helpers/resume.js";
 
 /** A coordinator whose leases the test can take away, as a Redis renewal failure would. */
 class LosableCoordinator implements RunCoordinator {

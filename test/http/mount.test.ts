@@ -86,7 +86,9 @@ test("hooks added to openaiApp after bind() guard the mounted app only (authenti
   await serve.bind({ prefix: "/openai/v1" });
   serve.openaiApp.addHook("onRequest", async (request, reply) => {
     if (request.headers.authorization !== "Bearer secret") {
-      return reply.code(401).send({ error: { message: "Invalid API key.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+      return reply
+        .code(401)
+        .send({ error: { message: "Invalid API key.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
     }
   });
   await host.ready();

@@ -1,18 +1,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { createOpenAI } from "@ai-sdk/openai";
+import { MemorySaver } from "@langchain/langgraph";
+import { ChatOpenAI } from "@langchain/openai";
+import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from "@openai/agents";
+import { tool as aiTool, generateText, jsonSchema, streamText } from "ai";
 import OpenAI from "openai";
 import { z } from "zod";
-import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from "@openai/agents";
-import { createOpenAI } from "@ai-sdk/openai";
-import { generateText, jsonSchema, streamText, tool as aiTool } from "ai";
-import { ChatOpenAI } from "@langchain/openai";
-import { MemorySaver } from "@langchain/langgraph";
+import { graph as approvalGraph } from "../../demo/graphs/approval.js";
+import { graph as echoGraph } from "../../demo/graphs/echo.js";
+import { graph as toolsGraph } from "../../demo/graphs/tools.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
-import { graph as echoGraph } from "../../demo/graphs/echo.js";
-import { graph as approvalGraph } from "../../demo/graphs/approval.js";
-import { graph as toolsGraph } from "../../demo/graphs/tools.js";
 
 // The Agents SDK would export traces to OpenAI; there is nothing to reach here.
 setTracingDisabled(true);
@@ -112,7 +112,8 @@ describe("the AI SDK's Responses model", () => {
 });
 
 describe("LangChain's ChatOpenAI with useResponsesApi", () => {
-  const chat = (name: string) => new ChatOpenAI({ model: name, apiKey: "x", useResponsesApi: true, maxRetries: 0, configuration: { baseURL } });
+  const chat = (name: string) =>
+    new ChatOpenAI({ model: name, apiKey: "x", useResponsesApi: true, maxRetries: 0, configuration: { baseURL } });
 
   test("invoke and stream", async () => {
     const reply = await chat("echo").invoke("hello langchain");

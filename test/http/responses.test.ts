@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import OpenAI from "openai";
 import { MemorySaver } from "@langchain/langgraph";
+import OpenAI from "openai";
+import { graph as approvalGraph } from "../../demo/graphs/approval.js";
+import { graph as echoGraph } from "../../demo/graphs/echo.js";
+import { graph as plainGraph } from "../../demo/graphs/plain.js";
+import { ResearchSettings, graph as researchGraph } from "../../demo/graphs/research.js";
+import { graph as toolsGraph } from "../../demo/graphs/tools.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
-import { graph as echoGraph } from "../../demo/graphs/echo.js";
-import { graph as researchGraph, ResearchSettings } from "../../demo/graphs/research.js";
-import { graph as approvalGraph } from "../../demo/graphs/approval.js";
-import { graph as toolsGraph } from "../../demo/graphs/tools.js";
-import { graph as plainGraph } from "../../demo/graphs/plain.js";
-import { failingGraph, slowGraph, type AbortProbe } from "../fixtures/graphs.js";
+import { type AbortProbe, failingGraph, slowGraph } from "../fixtures/graphs.js";
 import { eventually } from "../helpers/eventually.js";
 import { assertMatchesResponses } from "../helpers/openai-schema.js";
 
@@ -23,7 +23,13 @@ before(async () => {
   const registry = new GraphRegistry(
     {
       echo: { graph: echoGraph, description: "Echo", streamableNodeNames: ["respond"] },
-      research: { graph: researchGraph, description: "Research", streamableNodeNames: ["answer"], features: ["CLIENT_EVENTS"], clientSettings: ResearchSettings },
+      research: {
+        graph: researchGraph,
+        description: "Research",
+        streamableNodeNames: ["answer"],
+        features: ["CLIENT_EVENTS"],
+        clientSettings: ResearchSettings,
+      },
       approval: { graph: approvalGraph, description: "Approval", features: ["INTERRUPTS"] },
       tools: { graph: toolsGraph, description: "Tools", streamableNodeNames: ["agent"] },
       plain: { graph: plainGraph, description: "Plain" },
@@ -40,7 +46,7 @@ before(async () => {
 after(() => close());
 
 /** Posts a Responses body and returns the raw stream events, each validated against the schema. */
-// biome-ignore lint/suspicious/noExplicitAny: stream events are checked against the schema, then read freely
+// Stream events are checked against the schema, then read freely.
 type StreamEvent = { type: string; sequence_number: number; [key: string]: any };
 
 async function rawStream(body: Record<string, unknown>): Promise<StreamEvent[]> {
@@ -62,7 +68,7 @@ async function rawStream(body: Record<string, unknown>): Promise<StreamEvent[]> 
       return data;
     });
   for (const event of events) assertMatchesResponses("ResponseStreamEvent", event);
-  events.forEach((event, index) => assert.equal(event.sequence_number, index, "sequence numbers increase by one"));
+  for (const [index, event] of events.entries()) assert.equal(event.sequence_number, index, "sequence numbers increase by one");
   const terminal = events.filter((event) => ["response.completed", "response.incomplete", "response.failed"].includes(event.type));
   assert.equal(terminal.length, 1, "exactly one terminal event");
   assert.equal(events.at(-1), terminal[0]);
@@ -86,9 +92,17 @@ describe("POST /responses with the openai SDK", () => {
   test("streamed echo carries the same text as complete, with the typed lifecycle", async () => {
     const events = await rawStream({ model: "echo", input: "one two three four" });
     const types = events.map((event) => event.type);
-    assert.deepEqual(types.slice(0, 4), ["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added"]);
+    assert.deepEqual(types.slice(0, 4), [
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.content_part.added",
+    ]);
     assert.ok(types.filter((type) => type === "response.output_text.delta").length >= 4, "word by word");
-    const text = events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join("");
+    const text = events
+      .filter((event) => event.type === "response.output_text.delta")
+      .map((event) => event.delta)
+      .join("");
     assert.equal(text, "one two three four");
     const completed = events.at(-1)!;
     assert.equal(completed.type, "response.completed");
@@ -131,10 +145,15 @@ describe("POST /responses with the openai SDK", () => {
       input: "What is LangGraph?",
       metadata: { graph_stream_events: "v1", graph_runtime_settings: JSON.stringify({ depth: 2 }) },
     });
-    const done = events.filter((event) => event.type === "response.output_item.done").map((event) => event.item as { phase?: string; type: string; graph_chat_serve?: unknown });
+    const done = events
+      .filter((event) => event.type === "response.output_item.done")
+      .map((event) => event.item as { phase?: string; type: string; graph_chat_serve?: unknown });
     const commentary = done.filter((item) => item.phase === "commentary");
     assert.ok(commentary.length >= 1, "status events are commentary items");
-    assert.ok(commentary.every((item) => item.graph_chat_serve !== undefined), "each carries its event in the extension");
+    assert.ok(
+      commentary.every((item) => item.graph_chat_serve !== undefined),
+      "each carries its event in the extension",
+    );
     const final = done.find((item) => item.phase === "final_answer") as unknown as { content: { annotations: { type: string }[] }[] };
     assert.ok(final.content[0]!.annotations.length > 0, "url_citation annotations");
     assert.ok(events.some((event) => event.type === "response.output_text.annotation.added"));
@@ -177,7 +196,8 @@ describe("POST /responses with the openai SDK", () => {
     ] as const) {
       await assert.rejects(
         client.responses.create({ model: "echo", input: "x", [field]: value } as never),
-        (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.code === "unsupported_parameter" && error.param === field,
+        (error: InstanceType<typeof OpenAI.APIError>) =>
+          error.status === 400 && error.code === "unsupported_parameter" && error.param === field,
         field,
       );
     }
@@ -186,7 +206,16 @@ describe("POST /responses with the openai SDK", () => {
       (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && /store/u.test(error.message),
     );
     // What the Agents SDK, LangChain and the AI SDK send by default.
-    const fine = await client.responses.create({ model: "echo", input: "ok", include: [], tools: [], text: {}, store: true, tool_choice: "auto", instructions: "Be brief." });
+    const fine = await client.responses.create({
+      model: "echo",
+      input: "ok",
+      include: [],
+      tools: [],
+      text: {},
+      store: true,
+      tool_choice: "auto",
+      instructions: "Be brief.",
+    });
     assert.equal(fine.output_text, "ok");
   });
 
@@ -234,7 +263,8 @@ describe("failures and disconnects", () => {
   test("a failure before any byte is an ordinary error response", async () => {
     await assert.rejects(
       client.responses.create({ model: "failing", input: "hi" }),
-      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 500 && error.code === "internal_error" && !error.message.includes("hunter2"),
+      (error: InstanceType<typeof OpenAI.APIError>) =>
+        error.status === 500 && error.code === "internal_error" && !error.message.includes("hunter2"),
     );
   });
 
@@ -338,7 +368,11 @@ describe("interrupts over the Responses API", () => {
       model: "approval",
       messages: [
         { role: "user", content: "roll back" },
-        { role: "assistant", content: null, tool_calls: [{ id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } }],
+        },
         { role: "tool", tool_call_id: call.call_id, content: "yes" },
       ],
     });
@@ -347,8 +381,13 @@ describe("interrupts over the Responses API", () => {
 
   test("a streamed pause ends with the function_call items and response.completed", async () => {
     const events = await rawStream({ model: "approval", input: "delete the backups" });
-    const done = events.filter((event) => event.type === "response.output_item.done").map((event) => event.item as { type: string; name?: string });
-    assert.deepEqual(done.map((item) => [item.type, item.name]), [["function_call", "graph_interrupt"]]);
+    const done = events
+      .filter((event) => event.type === "response.output_item.done")
+      .map((event) => event.item as { type: string; name?: string });
+    assert.deepEqual(
+      done.map((item) => [item.type, item.name]),
+      [["function_call", "graph_interrupt"]],
+    );
     assert.ok(events.some((event) => event.type === "response.function_call_arguments.done"));
   });
 });

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import OpenAI from "openai";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
+import OpenAI from "openai";
+import { graph as approvalGraph } from "../../demo/graphs/approval.js";
+import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph } from "../fixtures/graphs.js";
-import { startReceiver, type ReceivedRequest } from "../helpers/loopback-receiver.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
 import { runCli } from "../helpers/cli.js";
-import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { graph as approvalGraph } from "../../demo/graphs/approval.js";
+import { type ReceivedRequest, startReceiver } from "../helpers/loopback-receiver.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
 
 class CountingHandler extends BaseCallbackHandler {
   name = "counting";
@@ -92,7 +92,10 @@ describe("Langfuse tracing against a loopback receiver", () => {
     assert.equal(attribute(root, "langfuse.observation.metadata.svc.model"), "echo");
     assert.equal(attribute(root, "langfuse.observation.metadata.tracing_session_id"), "session-42");
     assert.equal(attribute(root, "langfuse.observation.metadata.langfuse_session_id"), "session-42");
-    assert.ok(spans.some((span) => attribute(span, "langfuse.observation.type") === "generation"), "the model call is a generation");
+    assert.ok(
+      spans.some((span) => attribute(span, "langfuse.observation.type") === "generation"),
+      "the model call is a generation",
+    );
 
     const tracing = server.serve.tracing!;
     assert.equal(await tracing.handler(), await tracing.handler(), "one handler, reused by every run");
@@ -135,7 +138,10 @@ describe("tracing settings", () => {
       }
     }
     const handler = new RunNameHandler();
-    const server = await startTestServer({ echo: { graph: echoGraph, description: "Echo", runtimeCallbacks: [handler] } }, { tracing: false });
+    const server = await startTestServer(
+      { echo: { graph: echoGraph, description: "Echo", runtimeCallbacks: [handler] } },
+      { tracing: false },
+    );
     try {
       await new OpenAI({ baseURL: server.baseURL, apiKey: "x" }).chat.completions.create({
         model: "echo",

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import OpenAI from "openai";
 import { AIMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import OpenAI from "openai";
 import { z } from "zod";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -31,7 +31,7 @@ function twoCallGraph() {
     .compile();
   return new StateGraph(MessagesAnnotation)
     .addNode("inner", inner)
-    .addNode("respond", async (state, config) => {
+    .addNode("respond", async (_state, config) => {
       const text = await summarize.invoke({}, config);
       return { messages: [new AIMessage(text)] };
     })

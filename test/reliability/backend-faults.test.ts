@@ -4,23 +4,23 @@ import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage } from "@langchain/core/messages";
 import { END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { backendsFromConfig, type Backends } from "../../src/server/backends.js";
 import { createPostgresPool } from "../../src/coordination/postgres-pool.js";
 import { PostgresRunCoordinator } from "../../src/coordination/postgres-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
+import { type Backends, backendsFromConfig } from "../../src/server/backends.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { eventually } from "../helpers/eventually.js";
 import { freePort, startRedis } from "../helpers/private-redis.js";
-import { POSTGRES_URL, dropSchema, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import { dropSchema, POSTGRES_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
 import { TcpProxy } from "../helpers/tcp-proxy.js";
 
 const postgres = await requirePostgres();
 const redis = await requireRedis();
 const TIMEOUT_MS = 1_000;
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
@@ -67,7 +67,11 @@ function gatedGraph(gate: { opened: Promise<void>; reached: () => void }) {
     .compile();
 }
 
-async function serve(backends: Pick<Backends, "checkpointer" | "runCoordinator" | "pendingRuns">, graphs: Record<string, unknown>, checks = {}) {
+async function serve(
+  backends: Pick<Backends, "checkpointer" | "runCoordinator" | "pendingRuns">,
+  graphs: Record<string, unknown>,
+  checks = {},
+) {
   const registry = new GraphRegistry(
     Object.fromEntries(
       Object.entries(graphs).map(([name, graph]) => [name, { graph, description: name, features: ["INTERRUPTS"] }]),
@@ -131,9 +135,13 @@ describe("Postgres faults", { skip: postgres.skip }, () => {
   test("a stalled Postgres (packets dropped) gives 503 within the deadline, on requests and /ready, and service comes back", async () => {
     const { proxy, backends } = await postgresBackendsBehindProxy();
     const counter = { before: 0, after: 0 };
-    const { origin } = await serve(backends, { counter: counterGraph(counter) }, {
-      readinessChecks: [{ name: "checkpointer", check: backends.checkpointerCheck! }],
-    });
+    const { origin } = await serve(
+      backends,
+      { counter: counterGraph(counter) },
+      {
+        readinessChecks: [{ name: "checkpointer", check: backends.checkpointerCheck! }],
+      },
+    );
     assert.equal((await chat(origin, "counter", [{ role: "user", content: "go" }])).status, 200);
 
     proxy.blackhole();
@@ -166,7 +174,10 @@ describe("Postgres faults", { skip: postgres.skip }, () => {
     const { proxy, url } = await postgresProxy();
     const holderPool = createPostgresPool({ url, max: 3, timeoutMs: TIMEOUT_MS });
     const otherPool = createPostgresPool({ url: POSTGRES_URL, max: 3, timeoutMs: TIMEOUT_MS });
-    cleanups.push(() => holderPool.end(), () => otherPool.end());
+    cleanups.push(
+      () => holderPool.end(),
+      () => otherPool.end(),
+    );
     const holder = new PostgresRunCoordinator({ pool: holderPool, maxConcurrentLeases: 2, leaseTimeoutMs: 1_000 });
     const other = new PostgresRunCoordinator({ pool: otherPool, maxConcurrentLeases: 2, leaseTimeoutMs: 1_000 });
     const key = checkpointKey(uniquePrefix(), "model", "00000000-0000-4000-8000-000000000001");
@@ -181,10 +192,14 @@ describe("Postgres faults", { skip: postgres.skip }, () => {
     proxy.blackhole();
     const started = performance.now();
     let taken: Awaited<ReturnType<typeof other.tryAcquire>> = null;
-    await eventually(async () => {
-      taken = await other.tryAcquire(key);
-      assert.ok(taken, "another process takes the run");
-    }, 10_000, 100);
+    await eventually(
+      async () => {
+        taken = await other.tryAcquire(key);
+        assert.ok(taken, "another process takes the run");
+      },
+      10_000,
+      100,
+    );
     const elapsed = performance.now() - started;
     assert.ok(elapsed < 1_000 + 3_000, `taken over after ${Math.round(elapsed)} ms`);
     await eventually(async () => assert.equal(lease.signal.aborted, true, "the holder learns it lost the lease"), 5_000);
@@ -207,7 +222,11 @@ describe("Postgres faults", { skip: postgres.skip }, () => {
     const paused = await chat(origin, "counter", [{ role: "user", content: "go" }]);
     const answers = await Promise.all(Array.from({ length: 16 }, () => chat(origin, "counter", resumeMessages(paused.body))));
     const statuses = answers.map((answer) => answer.status).sort();
-    assert.deepEqual(statuses, [200, ...Array.from({ length: 15 }, () => 409)], JSON.stringify(answers.map((answer) => answer.body.error?.code)));
+    assert.deepEqual(
+      statuses,
+      [200, ...Array.from({ length: 15 }, () => 409)],
+      JSON.stringify(answers.map((answer) => answer.body.error?.code)),
+    );
     assert.ok(answers.filter((answer) => answer.status === 409).every((answer) => answer.body.error.code === "run_busy"));
     assert.equal(counter.after, 1);
     assert.equal(coordinator.activeLeases, 0);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startCli, type RunningServer } from "../helpers/cli.js";
+import { type RunningServer, startCli } from "../helpers/cli.js";
 
 // The server runs in its own process (the real CLI with the repository's demo config), so a
 // server that held its event loop could not hide behind this process's client.

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { ResearchSettings, graph as researchGraph } from "../../demo/graphs/research.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
+import { fuzzCase, generator } from "../helpers/fuzz-bodies.js";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
 import { parseSse } from "../helpers/server.js";
-import { graph as researchGraph, ResearchSettings } from "../../demo/graphs/research.js";
-import { fuzzCase, generator } from "../helpers/fuzz-bodies.js";
 
 // A seeded fuzzer of chat-completions bodies. FUZZ_SEED replays a run; FUZZ_COUNT raises the
 // number of bodies (default 5,000).

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { connect } from "node:net";
-import { after, before, describe, test } from "node:test";
 import { once } from "node:events";
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
+import { after, before, describe, test } from "node:test";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { echoGraph } from "../fixtures/graphs.js";
@@ -14,7 +14,11 @@ const LONG_MODEL_ID = `m-${"x".repeat(150)}`;
 
 /** Streams its reply a word every 100 ms: a response that outlasts the request timeouts. */
 function slowGraph() {
-  const model = new ScriptedChatModel({ respond: () => "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twenty-one twenty-two twenty-three twenty-four twenty-five", chunkDelayMs: 100 });
+  const model = new ScriptedChatModel({
+    respond: () =>
+      "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twenty-one twenty-two twenty-three twenty-four twenty-five",
+    chunkDelayMs: 100,
+  });
   return new StateGraph(MessagesAnnotation)
     .addNode("respond", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
     .addEdge(START, "respond")

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { ChatOpenAI } from "@langchain/openai";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ChatOpenAI } from "@langchain/openai";
 import { InternalError, RunBusyError } from "../../src/errors/catalogue.js";
 import { isServeError } from "../../src/errors/serve-error.js";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
@@ -48,10 +48,13 @@ before(async () => {
   });
   await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
   const baseURL = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
-  server = await startTestServer({
-    provider: { graph: chatModelGraph(baseURL), description: "Calls a provider", streamableNodeNames: ["respond"] },
-    lookalike: { graph: lookalikeGraph(), description: "Throws an error that looks like ours" },
-  }, { logger: { level: "info", stream: { write: (line: string) => void logLines.push(line) } } });
+  server = await startTestServer(
+    {
+      provider: { graph: chatModelGraph(baseURL), description: "Calls a provider", streamableNodeNames: ["respond"] },
+      lookalike: { graph: lookalikeGraph(), description: "Throws an error that looks like ours" },
+    },
+    { logger: { level: "info", stream: { write: (line: string) => void logLines.push(line) } } },
+  );
 });
 after(async () => {
   await server.close();
@@ -131,7 +134,9 @@ describe("errors from a model provider inside a graph", () => {
     assert.equal(isServeError(new RunBusyError()), true);
     assert.equal(isServeError(new InternalError()), true);
     // Another copy of the package brands its errors with the same registry symbol.
-    const fromOtherCopy = Object.defineProperty(new Error("y"), Symbol.for("chat-serve.error"), { value: ["RunBusyError", "ClientError", "ServeError"] });
+    const fromOtherCopy = Object.defineProperty(new Error("y"), Symbol.for("chat-serve.error"), {
+      value: ["RunBusyError", "ClientError", "ServeError"],
+    });
     assert.equal(isServeError(fromOtherCopy), true);
   });
 });

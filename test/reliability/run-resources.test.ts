@@ -31,7 +31,11 @@ test("interrupt runs leave nothing listening on their leases, and no lease held"
   const app = await new ChatServe({ graphs: registry }).bind();
   try {
     for (let round = 0; round < 20; round += 1) {
-      const paused = await app.inject({ method: "POST", url: "/v1/chat/completions", payload: { model: "counter", stream: round % 2 === 0, messages: [{ role: "user", content: "go" }] } });
+      const paused = await app.inject({
+        method: "POST",
+        url: "/v1/chat/completions",
+        payload: { model: "counter", stream: round % 2 === 0, messages: [{ role: "user", content: "go" }] },
+      });
       assert.equal(paused.statusCode, 200);
       const calls = round % 2 === 0 ? undefined : paused.json().choices[0].message.tool_calls;
       if (calls === undefined) continue;
@@ -40,13 +44,18 @@ test("interrupt runs leave nothing listening on their leases, and no lease held"
         url: "/v1/chat/completions",
         payload: {
           model: "counter",
-          messages: [{ role: "user", content: "go" }, { role: "assistant", content: null, tool_calls: calls }, ...calls.map((call: { id: string }) => ({ role: "tool", tool_call_id: call.id, content: "yes" }))],
+          messages: [
+            { role: "user", content: "go" },
+            { role: "assistant", content: null, tool_calls: calls },
+            ...calls.map((call: { id: string }) => ({ role: "tool", tool_call_id: call.id, content: "yes" })),
+          ],
         },
       });
       assert.equal(done.statusCode, 200);
     }
     assert.ok(coordinator.leases.length >= 30);
-    for (const lease of coordinator.leases) assert.equal(getEventListeners(lease.signal, "abort").length, 0, "a run left a listener on its lease");
+    for (const lease of coordinator.leases)
+      assert.equal(getEventListeners(lease.signal, "abort").length, 0, "a run left a listener on its lease");
     assert.equal(coordinator.inner.size, 0, "no lease left held");
   } finally {
     await app.close();
@@ -88,14 +97,22 @@ test("interrupt round trips keep the heap flat", async () => {
   );
   const app = await new ChatServe({ graphs: registry }).bind();
   const roundTrip = async () => {
-    const paused = await app.inject({ method: "POST", url: "/v1/chat/completions", payload: { model: "counter", messages: [{ role: "user", content: "go" }] } });
+    const paused = await app.inject({
+      method: "POST",
+      url: "/v1/chat/completions",
+      payload: { model: "counter", messages: [{ role: "user", content: "go" }] },
+    });
     const calls = paused.json().choices[0].message.tool_calls;
     await app.inject({
       method: "POST",
       url: "/v1/chat/completions",
       payload: {
         model: "counter",
-        messages: [{ role: "user", content: "go" }, { role: "assistant", content: null, tool_calls: calls }, ...calls.map((call: { id: string }) => ({ role: "tool", tool_call_id: call.id, content: "yes" }))],
+        messages: [
+          { role: "user", content: "go" },
+          { role: "assistant", content: null, tool_calls: calls },
+          ...calls.map((call: { id: string }) => ({ role: "tool", tool_call_id: call.id, content: "yes" })),
+        ],
       },
     });
   };

@@ -18,18 +18,30 @@ describe("citationSlice", () => {
   });
   test("rejects indices that do not fit and cited_text that does not match", () => {
     const text = "short";
-    for (const [start, end] of [[-1, 2], [3, 2], [0, 5], [1.5, 2]] as const) {
+    for (const [start, end] of [
+      [-1, 2],
+      [3, 2],
+      [0, 5],
+      [1.5, 2],
+    ] as const) {
       assert.throws(() => citationSlice({ url: "u", start_index: start, end_index: end }, text), CitationIndexError);
     }
     assert.throws(() => citationSlice({ url: "u", start_index: 0 } as never, text), /integer start_index and end_index/);
-    assert.throws(() => citationSlice({ url: "u", start_index: 0, end_index: 1, cited_text: "sh!" }, text), /says it cites "sh!" but its indices select "sh"/);
+    assert.throws(
+      () => citationSlice({ url: "u", start_index: 0, end_index: 1, cited_text: "sh!" }, text),
+      /says it cites "sh!" but its indices select "sh"/,
+    );
   });
 });
 
 describe("collectCitations", () => {
   test("offsets indices of each text block into the whole response text, across non-ASCII blocks", () => {
     const blocks = [
-      { type: "text", text: "Café ☕ culture: ", annotations: [{ type: "citation", url: "https://a.example", title: "A", startIndex: 0, endIndex: 3 }] },
+      {
+        type: "text",
+        text: "Café ☕ culture: ",
+        annotations: [{ type: "citation", url: "https://a.example", title: "A", startIndex: 0, endIndex: 3 }],
+      },
       { type: "text", text: "Kaffee 🦊 ist gut. " },
       {
         type: "text",
@@ -57,7 +69,9 @@ describe("collectCitations", () => {
   test("a message without annotations has none; a title defaults to the URL", () => {
     assert.deepEqual(collectCitations(new AIMessage("plain")), []);
     const [citation] = collectCitations(
-      new AIMessage({ content: [{ type: "text", text: "see", annotations: [{ url: "https://u", start_index: 0, end_index: 2 }] }] as never }),
+      new AIMessage({
+        content: [{ type: "text", text: "see", annotations: [{ url: "https://u", start_index: 0, end_index: 2 }] }] as never,
+      }),
     );
     assert.equal(citation?.url_citation.title, "https://u");
   });

@@ -27,7 +27,11 @@ describe("the builders", () => {
 
 describe("server-side validation of custom stream parts", () => {
   test("valid events of every type pass", () => {
-    for (const part of [statusEvent("Working"), clientEvent("progress", { completed: 1, total: 3 }), clientEvent("artifact", { url: "https://x" })]) {
+    for (const part of [
+      statusEvent("Working"),
+      clientEvent("progress", { completed: 1, total: 3 }),
+      clientEvent("artifact", { url: "https://x" }),
+    ]) {
       const result = readCustomPart(part);
       assert.equal(result.kind, "event");
     }
@@ -42,7 +46,11 @@ describe("server-side validation of custom stream parts", () => {
   const rejected: [string, unknown, RegExp][] = [
     ["an unknown type", envelope({ type: "toast" }), /type must be one of status, progress, artifact/],
     ["an unknown envelope version", envelope({ [ENVELOPE_KEY]: "v2" }), /unsupported envelope version/],
-    ["a namespace segment that is not a string", envelope({ namespace: ["research", 2] }), /namespace\.1: every namespace segment must be a string/],
+    [
+      "a namespace segment that is not a string",
+      envelope({ namespace: ["research", 2] }),
+      /namespace\.1: every namespace segment must be a string/,
+    ],
     ["a namespace that is not a list", envelope({ namespace: "research" }), /namespace/],
     ["data that is not an object", envelope({ data: [1, 2] }), /data/],
     ["data with a function", envelope({ data: { callback: () => 1 } }), /data\.callback is a function/],
@@ -52,8 +60,16 @@ describe("server-side validation of custom stream parts", () => {
     ["data with a class instance", envelope({ data: { when: new Date() } }), /data\.when is a Date/],
     ["an extra envelope key", envelope({ colour: "red" }), /colour/],
     ["status data without a description", envelope({ type: "status", data: { done: true, hidden: false } }), /status data\.description/],
-    ["status data with a non-boolean done", envelope({ type: "status", data: { description: "x", done: "yes", hidden: false } }), /status data\.done/],
-    ["status data with unknown fields", envelope({ type: "status", data: { description: "x", done: false, hidden: false, colour: 1 } }), /colour/],
+    [
+      "status data with a non-boolean done",
+      envelope({ type: "status", data: { description: "x", done: "yes", hidden: false } }),
+      /status data\.done/,
+    ],
+    [
+      "status data with unknown fields",
+      envelope({ type: "status", data: { description: "x", done: false, hidden: false, colour: 1 } }),
+      /colour/,
+    ],
     ["an event over the size cap", envelope({ data: { blob: "x".repeat(MAX_EVENT_BYTES) } }), /the limit is 16384/],
   ];
   for (const [name, part, reason] of rejected) {

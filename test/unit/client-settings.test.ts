@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { z } from "zod";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { defineClientSettings } from "../../src/settings/client-settings.js";
-import { GraphRegistry } from "../../src/registry/graph-registry.js";
-import { InvalidClientSettingsError, RegistrationError } from "../../src/errors/catalogue.js";
+import { z } from "zod";
 import { ResearchSettings } from "../../demo/graphs/research.js";
+import { InvalidClientSettingsError, RegistrationError } from "../../src/errors/catalogue.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { defineClientSettings } from "../../src/settings/client-settings.js";
 import { echoGraph } from "../fixtures/graphs.js";
 
 const Settings = defineClientSettings(
@@ -53,7 +53,15 @@ describe("registration rejects settings models that are not a strict public cont
     rejectsAtRegistration(z.strictObject({ a: z.any().default(() => () => 1) }), /must be JSON: a is a function/);
   });
   test("anything that cannot round-trip through JSON: transforms, dates, bigints, coercion", () => {
-    rejectsAtRegistration(z.strictObject({ a: z.string().default("x").transform((text) => text.length) }), /Transforms/);
+    rejectsAtRegistration(
+      z.strictObject({
+        a: z
+          .string()
+          .default("x")
+          .transform((text) => text.length),
+      }),
+      /Transforms/,
+    );
     rejectsAtRegistration(z.strictObject({ a: z.date().default(() => new Date(0)) }), /Date/);
     rejectsAtRegistration(z.strictObject({ a: z.bigint().default(1n) }), /BigInt/);
     rejectsAtRegistration(z.strictObject({ a: z.coerce.number().default(1) }), /must not coerce/);

@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { loadConfig } from "../../src/config/load-config.js";
-import { normalizePrefix, readEnvSettings } from "../../src/http/env.js";
 import { ConfigError } from "../../src/errors/catalogue.js";
+import { normalizePrefix, readEnvSettings } from "../../src/http/env.js";
 import { registryFromConfig } from "../../src/server/from-config.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 const cleanups: (() => void)[] = [];
-after(() => cleanups.forEach((cleanup) => cleanup()));
+after(() => {
+  for (const cleanup of cleanups) cleanup();
+});
 
 function project(files: Record<string, string>): string {
   const { dir, cleanup } = tempProject(files);
@@ -55,7 +57,10 @@ describe("loading the config file", () => {
   });
 
   test("server settings get their defaults", async () => {
-    const dir = project({ "chat-serve.config.ts": tsConfig(`{ e: { graph: "./g.ts:graph", description: "x" } }`), "g.ts": ECHO_GRAPH_MODULE });
+    const dir = project({
+      "chat-serve.config.ts": tsConfig(`{ e: { graph: "./g.ts:graph", description: "x" } }`),
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
     const loaded = await loadConfig({ cwd: dir });
     assert.deepEqual(loaded.config.server, {
       host: "127.0.0.1",

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { GraphNotFoundError, RegistrationError } from "../../src/errors/catalogue.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph } from "../fixtures/graphs.js";
 
 const builder = () =>
@@ -14,7 +14,10 @@ const builder = () =>
 
 describe("GraphRegistry", () => {
   test("an empty registry is rejected", () => {
-    assert.throws(() => new GraphRegistry({}), (error: Error) => error instanceof RegistrationError && /empty/.test(error.message));
+    assert.throws(
+      () => new GraphRegistry({}),
+      (error: Error) => error instanceof RegistrationError && /empty/.test(error.message),
+    );
   });
 
   test("model IDs must fit in one URL path segment", () => {

@@ -1,8 +1,8 @@
 import chalk from "chalk";
 import Table from "cli-table3";
 import { loadConfig } from "../../config/load-config.js";
-import { backendsFromConfig } from "../../server/backends.js";
 import { UserError } from "../../errors/catalogue.js";
+import { backendsFromConfig } from "../../server/backends.js";
 
 export interface PurgeOptions {
   olderThan: string;
@@ -74,7 +74,10 @@ export async function purgePendingCommand(options: PurgeOptions): Promise<void> 
       process.stdout.write(`no pending runs idle for more than ${options.olderThan}\n`);
       return;
     }
-    const table = new Table({ head: ["model", "run id", "last activity", "result"].map((title) => chalk.bold(title)), style: { head: [], border: [] } });
+    const table = new Table({
+      head: ["model", "run id", "last activity", "result"].map((title) => chalk.bold(title)),
+      style: { head: [], border: [] },
+    });
     for (const result of results) table.push([result.model, result.runId, result.lastActivity, result.outcome]);
     process.stdout.write(`${table.toString()}\n`);
     const removed = results.filter((result) => result.outcome !== "skipped: in use").length;

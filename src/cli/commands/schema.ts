@@ -1,6 +1,6 @@
 import { loadConfig } from "../../config/load-config.js";
-import { registryFromConfig } from "../../server/from-config.js";
 import { UserError } from "../../errors/catalogue.js";
+import { registryFromConfig } from "../../server/from-config.js";
 
 export interface SchemaOptions {
   config?: string;

@@ -1,13 +1,13 @@
 import cluster from "node:cluster";
 import chalk from "chalk";
 import { loadConfig } from "../../config/load-config.js";
-import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
+import { UserError } from "../../errors/catalogue.js";
+import { firstLine } from "../../errors/first-line.js";
 import { ChatServe } from "../../http/chat-serve.js";
+import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { modelRows, renderModelTable } from "../model-table.js";
-import { UserError } from "../../errors/catalogue.js";
 import { runPrimary } from "./cluster-primary.js";
-import { firstLine } from "../../errors/first-line.js";
 
 export interface StartOptions {
   config?: string;

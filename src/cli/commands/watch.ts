@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, watch } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync, watch } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import chalk from "chalk";
@@ -34,7 +34,9 @@ export async function watchCommand(startArgs: string[], configPath: string | und
     child = spawn(process.execPath, [BIN, "start", ...startArgs], { stdio: "inherit" });
     child.on("exit", (code, signal) => {
       if (signal === null && code !== 0) {
-        process.stdout.write(`${chalk.yellow("waiting")} for a change to ${path.relative(process.cwd(), dir) || "."} before starting again\n`);
+        process.stdout.write(
+          `${chalk.yellow("waiting")} for a change to ${path.relative(process.cwd(), dir) || "."} before starting again\n`,
+        );
       }
     });
   };

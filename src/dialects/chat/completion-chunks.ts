@@ -1,8 +1,7 @@
+import type { RunStreamEvent } from "../../runs/stream-run.js";
+import type { ChatCompletionChunk } from "../../wire/response.js";
 import { ChunkBuilder } from "./chunk-builder.js";
 import type { CompletionIdentity } from "./completion.js";
-import type { ChatCompletionChunk } from "../../wire/response.js";
-import type { RunStreamEvent } from "../../runs/stream-run.js";
-
 
 /**
  * Turns a run's events into the chunks of a streamed chat completion: the role chunk, text

@@ -1,5 +1,5 @@
-import type { ChatCompletion, Usage } from "../../wire/response.js";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
+import type { ChatCompletion, Usage } from "../../wire/response.js";
 
 /** What every chunk or completion of one response shares. */
 export interface CompletionIdentity {

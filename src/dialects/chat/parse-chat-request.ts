@@ -1,18 +1,13 @@
 import type { z } from "zod";
+import { InvalidChatMessageError, InvalidRequestError, UnknownParameterError, UnsupportedParameterError } from "../../errors/catalogue.js";
 import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
 import {
-  InvalidChatMessageError,
-  InvalidRequestError,
-  UnknownParameterError,
-  UnsupportedParameterError,
-} from "../../errors/catalogue.js";
-import {
-  LEGACY_FIELDS,
-  chatCompletionRequestSchema,
-  messageSchemaByRole,
-  requiredFieldsByRole,
   type ChatCompletionRequest,
   type ChatMessage,
+  chatCompletionRequestSchema,
+  LEGACY_FIELDS,
+  messageSchemaByRole,
+  requiredFieldsByRole,
 } from "../../wire/request.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -37,10 +32,9 @@ function parseMessage(raw: unknown, index: number): ChatMessage {
     );
   }
   if (typeof role !== "string" || !Object.hasOwn(messageSchemaByRole, role)) {
-    throw new InvalidRequestError(
-      `${at}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(role)}).`,
-      { param: `${at}.role` },
-    );
+    throw new InvalidRequestError(`${at}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(role)}).`, {
+      param: `${at}.role`,
+    });
   }
   if (role === "assistant" && raw.function_call !== undefined && raw.function_call !== null) {
     throw new UnsupportedParameterError(`${at}: 'function_call' is deprecated and not supported; use 'tool_calls'.`, {

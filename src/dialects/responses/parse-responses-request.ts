@@ -1,14 +1,14 @@
 import type { z } from "zod";
-import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
 import { InvalidRequestError, UnknownParameterError, UnsupportedParameterError } from "../../errors/catalogue.js";
 import { answerValue, type ResumeAnswer } from "../../runs/interrupts/resume-request.js";
+import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
 import type { ChatCompletionRequest, ChatMessage, WireToolCall } from "../../wire/request.js";
 import {
-  createResponseSchema,
-  inputItemSchema,
   type CreateResponseBody,
+  createResponseSchema,
   type InputContentPart,
   type InputItem,
+  inputItemSchema,
 } from "../../wire/responses-request.js";
 import { runIdOfResponseId } from "./response-id.js";
 
@@ -41,7 +41,9 @@ function textOf(content: string | InputContentPart[], at: string, allowed: reado
   if (typeof content === "string") return content;
   content.forEach((part, index) => {
     if (!allowed.includes(part.type)) {
-      throw new InvalidRequestError(`${at}.content.${index}: a '${part.type}' part cannot stand here.`, { param: `${at}.content.${index}.type` });
+      throw new InvalidRequestError(`${at}.content.${index}: a '${part.type}' part cannot stand here.`, {
+        param: `${at}.content.${index}.type`,
+      });
     }
   });
   return content.map(partText).join("");
@@ -129,9 +131,12 @@ function itemsToMessages(items: InputItem[]): ChatMessage[] {
   });
   for (const [callId, index] of calls) {
     if (!outputs.has(callId)) {
-      throw new InvalidRequestError(`input.${index}: the function call '${callId}' has no function_call_output; send one output for every call.`, {
-        param: `input.${index}`,
-      });
+      throw new InvalidRequestError(
+        `input.${index}: the function call '${callId}' has no function_call_output; send one output for every call.`,
+        {
+          param: `input.${index}`,
+        },
+      );
     }
   }
   return messages;
@@ -158,7 +163,9 @@ function previousResponseResume(runId: string, items: InputItem[]): PreviousResp
     return { toolCallId: item.call_id, value: answerValue(content) };
   });
   if (answers.length === 0) {
-    throw new InvalidRequestError("With previous_response_id, send a function_call_output for every call of that response.", { param: "input" });
+    throw new InvalidRequestError("With previous_response_id, send a function_call_output for every call of that response.", {
+      param: "input",
+    });
   }
   return { runId, answers };
 }
@@ -180,10 +187,14 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   }
   const body = result.data;
   if (body.background === true) {
-    throw new UnsupportedParameterError("background responses are not supported: this server answers each request as it runs.", { param: "background" });
+    throw new UnsupportedParameterError("background responses are not supported: this server answers each request as it runs.", {
+      param: "background",
+    });
   }
   if (body.conversation !== undefined && body.conversation !== null) {
-    throw new UnsupportedParameterError("conversation is not supported: this server stores nothing; send the history as input items.", { param: "conversation" });
+    throw new UnsupportedParameterError("conversation is not supported: this server stores nothing; send the history as input items.", {
+      param: "conversation",
+    });
   }
   if (body.include !== undefined && body.include !== null && body.include.length > 0) {
     throw new UnsupportedParameterError(`include is not supported: this server has no ${body.include[0]} to add.`, { param: "include" });

@@ -52,7 +52,11 @@ export class ResponseRenderer {
   /** The final-answer message while its text streams. */
   #answer: { item: MessageItem; index: number } | undefined;
 
-  constructor(id: string, body: CreateResponseBody, private readonly clientEvents: boolean) {
+  constructor(
+    id: string,
+    body: CreateResponseBody,
+    private readonly clientEvents: boolean,
+  ) {
     this.response = {
       id,
       object: "response",
@@ -105,9 +109,7 @@ export class ResponseRenderer {
     this.response.output.push(item);
     const events = [this.#event("response.output_item.added", { output_index: index, item: structuredClone(item) })];
     item.content.push(emptyText());
-    events.push(
-      this.#event("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: emptyText() }),
-    );
+    events.push(this.#event("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: emptyText() }));
     return { item, index, events };
   }
 
@@ -138,7 +140,13 @@ export class ResponseRenderer {
 
   #delta(item: MessageItem, index: number, text: string): ResponseStreamEvent {
     item.content[0]!.text += text;
-    return this.#event("response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: text, logprobs: [] });
+    return this.#event("response.output_text.delta", {
+      item_id: item.id,
+      output_index: index,
+      content_index: 0,
+      delta: text,
+      logprobs: [],
+    });
   }
 
   #text(text: string): ResponseStreamEvent[] {
@@ -199,7 +207,12 @@ export class ResponseRenderer {
       item.arguments = call.function.arguments;
       events.push(this.#event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: item.arguments }));
       events.push(
-        this.#event("response.function_call_arguments.done", { item_id: item.id, name: item.name, output_index: index, arguments: item.arguments }),
+        this.#event("response.function_call_arguments.done", {
+          item_id: item.id,
+          name: item.name,
+          output_index: index,
+          arguments: item.arguments,
+        }),
       );
       item.status = "completed";
       events.push(this.#event("response.output_item.done", { output_index: index, item: structuredClone(item) }));

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { toChatCompletion } from "../../dialects/chat/completion.js";
+import { toCompletionChunks } from "../../dialects/chat/completion-chunks.js";
+import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { PreparedRun } from "../../runs/prepare-run.js";
-import type { TracingCallback } from "../../tracing/tracing-callback.js";
 import { prepareRun } from "../../runs/prepare-run.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
-import { toCompletionChunks } from "../../dialects/chat/completion-chunks.js";
-import { toChatCompletion } from "../../dialects/chat/completion.js";
+import type { TracingCallback } from "../../tracing/tracing-callback.js";
 import { errorBody, toServeError } from "../error-mapper.js";
-import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
 import type { RunTracker } from "../run-tracker.js";
 import { writeSse } from "../sse-writer.js";
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
+import { GraphFeature, wireFeatureName } from "../../registry/features.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
-import { wireFeatureName, GraphFeature } from "../../registry/features.js";
 import type { ModelExtensionFull, ModelList, ModelObject } from "../../wire/response.js";
 
 const CAPABILITIES = {

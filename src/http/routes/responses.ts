@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
-import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { responseId } from "../../dialects/responses/response-id.js";
+import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import type { PreparedRun } from "../../runs/prepare-run.js";
 import { prepareRun } from "../../runs/prepare-run.js";
 import { streamRun } from "../../runs/stream-run.js";

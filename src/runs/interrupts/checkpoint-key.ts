@@ -21,5 +21,7 @@ export function isRunId(value: unknown): value is string {
  * `["chat-serve.interrupt.v1", scope, model, runId]`. Not a chat or thread ID of any UI.
  */
 export function checkpointKey(scope: string, model: string, runId: string): string {
-  return createHash("sha256").update(JSON.stringify(["chat-serve.interrupt.v1", scope, model, runId])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(["chat-serve.interrupt.v1", scope, model, runId]))
+    .digest("hex");
 }

@@ -30,7 +30,10 @@ export interface InterruptArguments {
  */
 export function stateToken(batch: InterruptBatch): string {
   const ids = batch.interrupts.map((interrupt) => interrupt.id).sort();
-  return createHash("sha256").update(JSON.stringify([batch.checkpointId, ids])).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(JSON.stringify([batch.checkpointId, ids]))
+    .digest("hex")
+    .slice(0, 32);
 }
 
 /** The tool-call ID of an interrupt; stable, so a resume names the interrupt it answers. */

@@ -1,19 +1,15 @@
 import { Command } from "@langchain/langgraph";
-import {
-  BackendUnavailableError,
-  InterruptStateConflictError,
-  RunBusyError,
-} from "../../errors/catalogue.js";
-import { isServeError } from "../../errors/serve-error.js";
-import { withDeadline } from "../../util/deadline.js";
 import type { PendingRunIndex } from "../../coordination/pending-run-index.js";
 import type { RunCoordinator, RunLease } from "../../coordination/run-coordinator.js";
+import { BackendUnavailableError, InterruptStateConflictError, RunBusyError } from "../../errors/catalogue.js";
+import { isServeError } from "../../errors/serve-error.js";
 import type { ServableGraph } from "../../registry/servable-graph.js";
+import { withDeadline } from "../../util/deadline.js";
 import type { ChatCompletionRequest } from "../../wire/request.js";
 import type { AssistantOutput } from "../messages/message-out.js";
 import { checkpointKey, resolveRunId } from "./checkpoint-key.js";
-import { encodeBatch, stateToken, toolCallIdOf, type InterruptBatch } from "./interrupt-codec.js";
-import { readResume, type ResumeAnswer } from "./resume-request.js";
+import { encodeBatch, type InterruptBatch, stateToken, toolCallIdOf } from "./interrupt-codec.js";
+import { type ResumeAnswer, readResume } from "./resume-request.js";
 
 export interface InterruptBackends {
   coordinator: RunCoordinator;
@@ -181,7 +177,8 @@ export async function prepareInterruptRun(options: {
       const resumeMap = Object.fromEntries(resume.answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
       return new InterruptRun(runId, key, lease, { kind: "resume", input: new Command({ resume: resumeMap }) }, graph, model, backends);
     }
-    if (durable.batch !== undefined) return new InterruptRun(runId, key, lease, { kind: "replay", batch: durable.batch }, graph, model, backends);
+    if (durable.batch !== undefined)
+      return new InterruptRun(runId, key, lease, { kind: "replay", batch: durable.batch }, graph, model, backends);
     // A checkpoint without pending interrupts is left over from a crashed run: start afresh.
     if (durable.exists) await deleteCheckpoint(graph, key, backends.timeoutMs);
     return new InterruptRun(runId, key, lease, { kind: "start", input: await options.input() }, graph, model, backends);
@@ -195,6 +192,3 @@ export async function prepareInterruptRun(options: {
 export function batchOutput(runId: string, batch: InterruptBatch): AssistantOutput {
   return { text: "", toolCalls: encodeBatch(runId, batch), annotations: [], finishReason: "tool_calls" };
 }
-
-
-

@@ -1,7 +1,7 @@
 import { InvalidResumeError } from "../../errors/catalogue.js";
 import type { ChatMessage, ToolMessage } from "../../wire/request.js";
-import { INTERRUPT_TOOL_NAME, type InterruptArguments } from "./interrupt-codec.js";
 import { isRunId } from "./checkpoint-key.js";
+import { INTERRUPT_TOOL_NAME, type InterruptArguments } from "./interrupt-codec.js";
 
 /** One answer of a resume: the tool call it answers and the value handed to `interrupt()`. */
 export interface ResumeAnswer {
@@ -43,9 +43,7 @@ function parseArguments(raw: string, callId: string): InterruptArguments {
   }
   const args = parsed as Partial<InterruptArguments> | null;
   if (typeof args !== "object" || args === null || !isRunId(args.run_id) || typeof args.state_token !== "string") {
-    throw new InvalidResumeError(
-      `The arguments of graph_interrupt call ${callId} lack run_id or state_token; send them back unchanged.`,
-    );
+    throw new InvalidResumeError(`The arguments of graph_interrupt call ${callId} lack run_id or state_token; send them back unchanged.`);
   }
   return args as InterruptArguments;
 }
@@ -73,7 +71,9 @@ export function readResume(messages: readonly ChatMessage[], suppliedRunId: stri
   const answered = new Map<string, ToolMessage>();
   for (const message of toolMessages) {
     if (!callIds.has(message.tool_call_id)) {
-      throw new InvalidResumeError(`A tool message answers '${message.tool_call_id}', which is not a call of the preceding assistant message.`);
+      throw new InvalidResumeError(
+        `A tool message answers '${message.tool_call_id}', which is not a call of the preceding assistant message.`,
+      );
     }
     if (answered.has(message.tool_call_id)) {
       throw new InvalidResumeError(`The graph_interrupt call '${message.tool_call_id}' is answered more than once.`);

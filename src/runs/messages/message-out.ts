@@ -1,8 +1,8 @@
-import type { BaseMessage } from "@langchain/core/messages";
 import { randomUUID } from "node:crypto";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { FinishReason, UrlCitation, WireToolCallOut } from "../../wire/response.js";
-import { messageText } from "./message-text.js";
 import { collectCitations } from "./citations-out.js";
+import { messageText } from "./message-text.js";
 
 /** The assistant turn the service answers with, independent of streaming or not. */
 export interface AssistantOutput {

@@ -1,11 +1,4 @@
-import {
-  AIMessage,
-  HumanMessage,
-  SystemMessage,
-  ToolMessage,
-  type BaseMessage,
-  type MessageContent,
-} from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, type MessageContent, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { ChatMessage, WireToolCall } from "../../wire/request.js";
 
 type WireContent = string | readonly { type: string; [key: string]: unknown }[] | null | undefined;
@@ -62,7 +55,7 @@ export function toLangChainMessages(messages: readonly ChatMessage[]): BaseMessa
           invalid_tool_calls: invalidToolCalls,
         });
       }
-      case "tool":
+      default:
         return new ToolMessage({ content: toContent(message.content), tool_call_id: message.tool_call_id });
     }
   });

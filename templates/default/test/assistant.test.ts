@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import OpenAI from "openai";
 import { ChatServe, GraphRegistry } from "chat-serve";
+import OpenAI from "openai";
 import { graph } from "../graphs/assistant.ts";
 
 let app: Awaited<ReturnType<ChatServe["bind"]>>;

@@ -10,7 +10,7 @@ const PACKAGE_JSON = fileURLToPath(new URL("../../package.json", import.meta.url
 /** Files stored under another name so npm publishing and git leave them alone. */
 const RENAMED: Record<string, string> = { _gitignore: ".gitignore", _npmrc: ".npmrc" };
 
-export function templateNames(): string[] {
+function templateNames(): string[] {
   return readdirSync(TEMPLATES_DIR).filter((name) => statSync(path.join(TEMPLATES_DIR, name)).isDirectory());
 }
 

@@ -32,7 +32,7 @@ export function isUrlCitation(annotation: unknown): annotation is CitationAnnota
   return (type === undefined || type === "citation" || type === "url_citation") && typeof url === "string";
 }
 
-export function normalizeCitation(annotation: CitationAnnotation): NormalizedCitation {
+function normalizeCitation(annotation: CitationAnnotation): NormalizedCitation {
   const start = annotation.start_index ?? annotation.startIndex;
   const end = annotation.end_index ?? annotation.endIndex;
   if (!Number.isInteger(start) || !Number.isInteger(end)) {

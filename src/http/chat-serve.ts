@@ -20,8 +20,8 @@ function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
     }));
 }
 
-export const DEFAULT_BODY_LIMIT = 1_048_576;
-export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const DEFAULT_BODY_LIMIT = 1_048_576;
+const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 /** How long a client may take to send a request; a response, however long it streams, is never cut. */
 export interface HttpTimeouts {
@@ -33,7 +33,7 @@ export interface HttpTimeouts {
   keepAliveTimeoutMs?: number;
 }
 
-export const DEFAULT_HTTP_TIMEOUTS: Required<HttpTimeouts> = {
+const DEFAULT_HTTP_TIMEOUTS: Required<HttpTimeouts> = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 72_000,

@@ -35,7 +35,7 @@ export interface ChatServePluginOptions {
 }
 
 /** Sends a ServeError in the OpenAI envelope, with the headers its condition calls for. */
-export function sendServeError(reply: FastifyReply, serveError: ServeError): FastifyReply {
+function sendServeError(reply: FastifyReply, serveError: ServeError): FastifyReply {
   if (serveError.retryAfterSeconds !== undefined) reply.header("retry-after", String(serveError.retryAfterSeconds));
   if (serveError instanceof MethodNotAllowedError) reply.header("allow", serveError.allow.join(", "));
   return reply.status(serveError.status).send(errorBody(serveError));

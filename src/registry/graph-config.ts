@@ -67,7 +67,7 @@ const featureSchema = z.preprocess(
   }),
 );
 
-export const graphConfigSchema = z.strictObject({
+const graphConfigSchema = z.strictObject({
   graph: z.custom<GraphSource>(
     (value) => (typeof value === "object" && value !== null) || typeof value === "function",
     "must be a compiled graph, a StateGraph or a factory function",

@@ -2,7 +2,7 @@ import { GraphConfigurationError } from "../errors/catalogue.js";
 import type { ServableGraph } from "./servable-graph.js";
 
 /** The async checkpointer methods the interrupt flow uses. */
-export const REQUIRED_CHECKPOINTER_METHODS = ["getTuple", "list", "put", "putWrites", "deleteThread"] as const;
+const REQUIRED_CHECKPOINTER_METHODS = ["getTuple", "list", "put", "putWrites", "deleteThread"] as const;
 
 /**
  * Makes an interrupt graph able to pause and resume: it gets the configured checkpointer

@@ -12,7 +12,7 @@ function isMessage(value: unknown): value is BaseMessage {
  * The assistant message a run answers with: the graph's `outputToMessage`, or else the last
  * message of `output.messages`, which must be an AI message.
  */
-export async function outputToMessage(model: string, config: GraphConfig, output: unknown): Promise<BaseMessage> {
+async function outputToMessage(model: string, config: GraphConfig, output: unknown): Promise<BaseMessage> {
   if (config.outputToMessage !== undefined) {
     const message = await config.outputToMessage(output);
     if (!isMessage(message)) {

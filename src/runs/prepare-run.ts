@@ -13,7 +13,7 @@ import { toLangChainMessages } from "./messages/messages-in.js";
 import { buildRunConfig } from "./run-config.js";
 import { UsageCollector } from "./usage.js";
 
-export const DEFAULT_SCOPE = "default";
+const DEFAULT_SCOPE = "default";
 
 async function resolveScope(scope: (() => Promise<string>) | undefined): Promise<string> {
   const value = scope === undefined ? DEFAULT_SCOPE : await scope();
@@ -46,7 +46,7 @@ export interface RunRequestContext {
 export const DEFAULT_BACKEND_TIMEOUT_MS = 2_000;
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
-export const STREAM_EVENTS_VERSION = "v1";
+const STREAM_EVENTS_VERSION = "v1";
 
 /** Everything one run needs, resolved before the first byte of a response is sent. */
 export interface PreparedRun {

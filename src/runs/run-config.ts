@@ -1,7 +1,7 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { CallbackManager, type Callbacks } from "@langchain/core/callbacks/manager";
 
-export const RUN_NAME = "svc.chat_completion";
+const RUN_NAME = "svc.chat_completion";
 
 export interface RunConfigInput {
   requestId: string;
@@ -19,7 +19,7 @@ export interface RunConfigInput {
 }
 
 /** Combines registered callbacks with the service's own, copying rather than mutating. */
-export function combineCallbacks(registered: Callbacks | undefined, added: BaseCallbackHandler[]): Callbacks {
+function combineCallbacks(registered: Callbacks | undefined, added: BaseCallbackHandler[]): Callbacks {
   if (registered === undefined) return [...added];
   if (Array.isArray(registered)) return [...registered, ...added];
   if (registered instanceof CallbackManager || typeof (registered as CallbackManager).copy === "function") {

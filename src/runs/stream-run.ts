@@ -42,7 +42,7 @@ function isStreamedAssistantText(run: PreparedRun, namespace: readonly string[],
 }
 
 /** Text from the streamable nodes and client events as they happen, then where the graph ended. */
-export async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<RunStreamEvent | StreamEnd> {
+async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<RunStreamEvent | StreamEnd> {
   const stream = await run.graph.stream(input, {
     ...run.runConfig,
     streamMode: ["messages", "custom", "values"],

@@ -7,7 +7,7 @@ import { firstLine } from "../errors/first-line.js";
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/u;
 
 /** Splits `"./graphs/echo.ts:graph"` into a path and an export name (`default` when absent). */
-export function parseModuleReference(reference: string): { modulePath: string; exportName: string } {
+function parseModuleReference(reference: string): { modulePath: string; exportName: string } {
   const colon = reference.lastIndexOf(":");
   const candidate = colon > 0 ? reference.slice(colon + 1) : "";
   if (colon > 0 && IDENTIFIER.test(candidate)) {

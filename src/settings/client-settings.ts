@@ -7,8 +7,8 @@ import type { ClientSettingsDescriptor } from "../wire/response.js";
 import { representationProblem, structureProblem } from "./inspect-schema.js";
 
 const SETTINGS_BRAND = Symbol.for("chat-serve.ClientSettings");
-export const SETTINGS_METADATA_KEY = "graph_runtime_settings";
-export const SETTINGS_SCHEMA_VERSION = 1;
+const SETTINGS_METADATA_KEY = "graph_runtime_settings";
+const SETTINGS_SCHEMA_VERSION = 1;
 
 interface Inspected<T> {
   defaults: T;

@@ -10,7 +10,7 @@ function defOf(schema: unknown): (Record<string, unknown> & { type: string }) | 
 }
 
 /** True for a zod (v4) object schema, from any copy of zod. */
-export function isZodObject(value: unknown): value is z.ZodObject {
+function isZodObject(value: unknown): value is z.ZodObject {
   return defOf(value)?.type === "object";
 }
 

@@ -12,7 +12,7 @@ interface ContextInputs {
 }
 
 /** The context schema a compiled LangGraph graph declares, if any. */
-export function contextSchemaOf(graph: unknown): unknown {
+function contextSchemaOf(graph: unknown): unknown {
   const builder = (graph as { builder?: { _configRuntimeSchema?: unknown; _configSchema?: unknown } } | null)?.builder;
   return builder?._configRuntimeSchema ?? builder?._configSchema;
 }

@@ -11,7 +11,7 @@ export function issuePath(path: readonly PropertyKey[], prefix: readonly Propert
  * The most specific issue: for a union, the branch issue that got deepest into the value,
  * so `content.0.text` is named rather than `content`.
  */
-export function deepestIssue(issue: Issue): Issue {
+function deepestIssue(issue: Issue): Issue {
   if (issue.code !== "invalid_union" || issue.errors.length === 0) return issue;
   let best: Issue = issue;
   for (const branch of issue.errors) {

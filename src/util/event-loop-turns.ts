@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 
 /** How much synchronous work a loop may do before it lets other requests run. */
-export const DEFAULT_TURN_BUDGET_MS = 4;
+const DEFAULT_TURN_BUDGET_MS = 4;
 
 /**
  * Shares the event loop: a long loop calls `take()` once per step, and once `budgetMs` of

@@ -19,8 +19,8 @@ const filePart = z.object({
 });
 const refusalPart = z.object({ type: z.literal("refusal"), refusal: z.string() });
 
-export const userContentPart = z.discriminatedUnion("type", [textPart, imagePart, audioPart, filePart]);
-export const assistantContentPart = z.discriminatedUnion("type", [textPart, refusalPart]);
+const userContentPart = z.discriminatedUnion("type", [textPart, imagePart, audioPart, filePart]);
+const assistantContentPart = z.discriminatedUnion("type", [textPart, refusalPart]);
 
 const textContent = z.union([z.string(), z.array(textPart)]);
 
@@ -30,17 +30,17 @@ export const toolCallSchema = z.object({
   function: z.object({ name: z.string().min(1), arguments: z.string() }),
 });
 
-export const systemMessageSchema = z.object({
+const systemMessageSchema = z.object({
   role: z.enum(["system", "developer"]),
   content: textContent,
   name: z.string().optional(),
 });
-export const userMessageSchema = z.object({
+const userMessageSchema = z.object({
   role: z.literal("user"),
   content: z.union([z.string(), z.array(userContentPart)]),
   name: z.string().optional(),
 });
-export const assistantMessageSchema = z.object({
+const assistantMessageSchema = z.object({
   role: z.literal("assistant"),
   content: z.union([z.string(), z.array(assistantContentPart)]).nullish(),
   tool_calls: z.array(toolCallSchema).optional(),
@@ -77,10 +77,10 @@ export type ToolMessage = z.infer<typeof toolMessageSchema>;
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 export type WireToolCall = z.infer<typeof toolCallSchema>;
 
-export const METADATA_MAX_PAIRS = 16;
-export const METADATA_KEY_MAX = 64;
-export const METADATA_VALUE_MAX = 512;
-export const SETTINGS_VALUE_MAX = 8192;
+const METADATA_MAX_PAIRS = 16;
+const METADATA_KEY_MAX = 64;
+const METADATA_VALUE_MAX = 512;
+const SETTINGS_VALUE_MAX = 8192;
 
 export const metadataSchema = z
   .record(z.string().max(METADATA_KEY_MAX, `Metadata keys are at most ${METADATA_KEY_MAX} characters.`), z.string())

@@ -14,7 +14,7 @@ export interface PurgeOptions {
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `90m`, `12h`, `7d` (also `s` and `ms`) in milliseconds. */
-export function parseDuration(text: string): number {
+function parseDuration(text: string): number {
   const match = /^(\d+)(ms|s|m|h|d)$/u.exec(text.trim());
   if (match === null) throw new UserError(`--older-than must be a duration like 90m, 12h or 7d (got '${text}')`);
   return Number(match[1]) * UNITS[match[2]!]!;

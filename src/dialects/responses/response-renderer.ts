@@ -18,7 +18,7 @@ function itemId(prefix: "msg" | "fc"): string {
 }
 
 /** Provider-reported usage in the Responses shape (every detail the schema requires, zero when unreported). */
-export function responsesUsage(usage: Usage): ResponsesUsage {
+function responsesUsage(usage: Usage): ResponsesUsage {
   return {
     input_tokens: usage.prompt_tokens,
     input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: 0 },

@@ -43,7 +43,7 @@ function threadConfig(key: string) {
 }
 
 /** The durable state of a run: whether a checkpoint exists and its pending batch, if any. */
-export async function readDurableState(
+async function readDurableState(
   graph: ServableGraph,
   key: string,
   timeoutMs: number,

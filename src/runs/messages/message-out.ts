@@ -18,7 +18,7 @@ interface ToolCallLike {
   args: unknown;
 }
 
-export function newToolCallId(): string {
+function newToolCallId(): string {
   return `call_${randomUUID().replaceAll("-", "")}`;
 }
 

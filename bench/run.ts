@@ -112,6 +112,14 @@ const chatBody = (stream: boolean) => ({ model: "echo", stream, messages: [{ rol
 console.log(`chat-serve bench: ${rounds} rounds of ${seconds}s per side, ${connections} connections, node ${process.version}`);
 const complete = await compare(`${floor}/complete`, { text: prompt }, `${served}/v1/chat/completions`, chatBody(false));
 const streaming = await compare(`${floor}/stream`, { text: prompt }, `${served}/v1/chat/completions`, chatBody(true));
-console.table([...rows("complete", complete), ...rows("streaming", streaming)]);
+const responsesBody = (stream: boolean) => ({ model: "echo", stream, input: prompt });
+const responsesComplete = await compare(`${floor}/complete`, { text: prompt }, `${served}/v1/responses`, responsesBody(false));
+const responsesStreaming = await compare(`${floor}/stream`, { text: prompt }, `${served}/v1/responses`, responsesBody(true));
+console.table([
+  ...rows("complete", complete),
+  ...rows("streaming", streaming),
+  ...rows("Responses complete", responsesComplete),
+  ...rows("Responses streaming", responsesStreaming),
+]);
 console.log("req/s and latencies are medians over the rounds; the ratio is the median per-round ratio (min–max).");
 process.exit(0);

@@ -41,11 +41,24 @@ function isStreamedAssistantText(run: PreparedRun, namespace: readonly string[],
   return fromListedNode && !(metadata.tags ?? []).some((tag) => HIDDEN_TAGS.has(tag));
 }
 
+/**
+ * What the run needs to hear from the graph. Model tokens only when someone reads them (a
+ * stream, or an interrupt run, whose pause answers with the text said before it), client
+ * events only when they go on the wire: LangGraph's `messages` mode puts a callback on every
+ * runnable of the graph, which a complete response does not need to pay for.
+ */
+function streamModes(run: PreparedRun): ("messages" | "custom" | "values")[] {
+  const modes: ("messages" | "custom" | "values")[] = ["values"];
+  if (run.request.stream === true || run.interrupt !== undefined) modes.push("messages");
+  if (run.clientEvents) modes.push("custom");
+  return modes;
+}
+
 /** Text from the streamable nodes and client events as they happen, then where the graph ended. */
 async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<RunStreamEvent | StreamEnd> {
   const stream = await run.graph.stream(input, {
     ...run.runConfig,
-    streamMode: ["messages", "custom", "values"],
+    streamMode: streamModes(run),
     subgraphs: true,
   });
   let streamedText = "";

@@ -207,3 +207,68 @@ export function fuzzCase(random: Random): FuzzCase {
   }
   return { payload: random.chance(0.02) ? "" : (JSON.stringify(body) ?? "null"), contentType };
 }
+
+function validResponsesBody(random: Random): Record<string, unknown> {
+  const model = random.pick(["echo", "research", "counter"]);
+  const body: Record<string, unknown> = {
+    model,
+    input: random.chance(0.5)
+      ? "hello there"
+      : [{ role: "user", content: random.chance(0.5) ? "hi" : [{ type: "input_text", text: "hi" }] }],
+  };
+  if (random.chance(0.5)) body.stream = true;
+  if (random.chance(0.3)) body.metadata = { graph_stream_events: "v1", graph_runtime_settings: '{"depth":2}' };
+  if (random.chance(0.2)) body.instructions = "Be brief.";
+  if (random.chance(0.2)) body.tools = [{ type: "function", name: "get_weather", parameters: { type: "object" } }];
+  return body;
+}
+
+function randomResponsesItem(random: Random): unknown {
+  const callId = random.pick(["call_1", "call_2", randomString(random)]);
+  return random.pick([
+    { role: random.pick(ROLES), content: randomValue(random) },
+    { type: "message", role: "assistant", content: [{ type: random.pick(["output_text", "refusal", "input_image", "bogus"]), text: "x" }] },
+    {
+      type: "function_call",
+      call_id: callId,
+      name: random.pick(["graph_interrupt", "get_weather", ""]),
+      arguments: random.pick(["{}", "not json", JSON.stringify({ run_id: "6f1c1c1e-2a8b-4d3c-9a1e-0c2d7c1b9f00", state_token: "ab" })]),
+    },
+    { type: "function_call_output", call_id: callId, output: random.chance(0.5) ? randomString(random) : randomValue(random) },
+    { type: "item_reference", id: randomString(random) },
+    { type: random.pick(["reasoning", "web_search_call", "", ...PROTOTYPE_KEYS]) },
+    randomValue(random),
+  ]);
+}
+
+/** A malformed or mutated Responses API body (`POST /responses`). */
+export function responsesFuzzCase(random: Random): FuzzCase {
+  const contentType = random.chance(0.95) ? "application/json" : random.pick([undefined, "text/plain", "application/jsonx"]);
+  const kind = random.int(6);
+  if (kind === 0) {
+    const text = JSON.stringify(validResponsesBody(random));
+    return { payload: text.slice(0, random.int(text.length)), contentType };
+  }
+  const body: Record<string, unknown> = validResponsesBody(random);
+  if (kind === 1) body.input = Array.from({ length: random.int(5) }, () => randomResponsesItem(random));
+  if (kind === 2)
+    body.previous_response_id = random.pick([randomString(random), `resp_${"a".repeat(48)}`, `resp_${"0".repeat(32)}${"1".repeat(16)}`]);
+  if (kind === 2) body.input = [{ type: "function_call_output", call_id: "call_x", output: "yes" }];
+  if (kind === 3) {
+    for (const field of [
+      "store",
+      "include",
+      "background",
+      "conversation",
+      "text",
+      "tool_choice",
+      "reasoning",
+      "truncation",
+      "max_output_tokens",
+      random.pick(PROTOTYPE_KEYS),
+    ]) {
+      if (random.chance(0.3)) body[field] = randomValue(random);
+    }
+  }
+  return { payload: JSON.stringify(kind >= 4 ? mutate(random, body) : body) ?? "null", contentType };
+}

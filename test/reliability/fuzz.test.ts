@@ -7,8 +7,8 @@ import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
-import { fuzzCase, generator } from "../helpers/fuzz-bodies.js";
-import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
+import { fuzzCase, generator, responsesFuzzCase } from "../helpers/fuzz-bodies.js";
+import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { parseSse } from "../helpers/server.js";
 
 // A seeded fuzzer of chat-completions bodies. FUZZ_SEED replays a run; FUZZ_COUNT raises the
@@ -69,4 +69,43 @@ test(`${COUNT} fuzzed bodies: no 5xx, every error a valid ErrorResponse (seed ${
   // The fuzzer reaches past validation too: some bodies run graphs.
   assert.ok((statuses.get(200) ?? 0) > COUNT / 50, `statuses: ${JSON.stringify([...statuses])}`);
   assert.ok((statuses.get(400) ?? 0) > COUNT / 5, `statuses: ${JSON.stringify([...statuses])}`);
+});
+
+test(`${Math.ceil(COUNT / 2)} fuzzed Responses bodies: no 5xx, every error a valid ErrorResponse (seed ${SEED})`, {
+  timeout: 600_000,
+}, async () => {
+  const random = generator(SEED + 1);
+  const statuses = new Map<number, number>();
+  for (let index = 0; index < Math.ceil(COUNT / 2); index += 1) {
+    const { payload, contentType } = responsesFuzzCase(random);
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/responses",
+      headers: contentType === undefined ? {} : { "content-type": contentType },
+      payload,
+    });
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); body: ${payload.slice(0, 300)}`;
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
+    if (response.statusCode >= 400) {
+      try {
+        assertMatchesResponses("ErrorResponse", JSON.parse(response.body));
+      } catch (error) {
+        assert.fail(`${(error as Error).message}\n${where}`);
+      }
+    } else if (String(response.headers["content-type"]).startsWith("text/event-stream")) {
+      for (const frame of response.body.split("\n\n").filter((part) => part.includes("data: "))) {
+        const event = JSON.parse(/^data: (.+)$/mu.exec(frame)![1]!);
+        assertMatchesResponses("ResponseStreamEvent", event);
+        assert.ok(
+          event.type !== "error" || !["internal_error", "graph_configuration_error"].includes(event.code),
+          `${event.code}\n${where}`,
+        );
+      }
+    } else {
+      assertMatchesResponses("Response", JSON.parse(response.body));
+    }
+  }
+  assert.ok((statuses.get(200) ?? 0) > COUNT / 50, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
 });

@@ -237,6 +237,43 @@ describe("POST /responses with the openai SDK", () => {
   });
 });
 
+test("bodies the published CreateResponse schema accepts are accepted here", async () => {
+  const bodies = [
+    { model: "echo", input: "plain text" },
+    { model: "echo", input: [{ role: "user", content: "a message" }], instructions: "Be brief.", store: false, include: [] },
+    {
+      model: "tools",
+      input: [
+        { type: "message", role: "user", content: "weather in Rome?" },
+        { type: "function_call", call_id: "call_7", name: "get_weather", arguments: '{"city":"Rome"}' },
+        { type: "function_call_output", call_id: "call_7", output: "warm" },
+      ],
+      tools: [{ type: "function", name: "get_weather", parameters: { type: "object", properties: {} }, strict: false }],
+      tool_choice: "auto",
+      temperature: 0.2,
+      max_output_tokens: 64,
+      metadata: { session_id: "s-1" },
+    },
+  ];
+  for (const body of bodies) {
+    assertMatchesResponses("CreateResponse", body);
+    const response = await fetch(`${origin}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    assert.equal(response.status, 200, JSON.stringify(body));
+    assertMatchesResponses("Response", await response.json());
+  }
+});
+
+test("a user message with content parts: valid, though the published schema's oneOf matches it twice", async () => {
+  const body = { model: "echo", input: [{ role: "user", content: [{ type: "input_text", text: "parts" }] }] };
+  assert.throws(() => assertMatchesResponses("CreateResponse", body), /oneOf/u, "the published schema refuses it");
+  const response = await client.responses.create(body as never);
+  assert.equal(response.output_text, "parts");
+});
+
 test("GET /models/{model} names the APIs the model is served on", async () => {
   const model = (await (await fetch(`${origin}/v1/models/echo`)).json()) as { graph_chat_serve: { apis: string[] } };
   assert.deepEqual(model.graph_chat_serve.apis, ["chat/completions", "responses"]);

@@ -56,11 +56,11 @@ function streamModes(run: PreparedRun): ("messages" | "custom" | "values")[] {
 
 /** Text from the streamable nodes and client events as they happen, then where the graph ended. */
 async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<RunStreamEvent | StreamEnd> {
-  const stream = await run.graph.stream(input, {
-    ...run.runConfig,
-    streamMode: streamModes(run),
-    subgraphs: true,
-  });
+  const modes = streamModes(run);
+  // Subgraph parts matter only for tokens and events from inside a subgraph node; the values
+  // a complete response needs are the root graph's.
+  const subgraphs = modes.length > 1;
+  const stream = await run.graph.stream(input, { ...run.runConfig, streamMode: modes, subgraphs });
   let streamedText = "";
   let state: unknown;
   let loggedInvalidEvent = false;
@@ -69,7 +69,7 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
   const turns = new EventLoopTurns();
   for await (const part of stream) {
     await turns.take();
-    const [namespace, mode, data] = part as [string[], string, unknown];
+    const [namespace, mode, data] = (subgraphs ? part : [[], ...(part as [string, unknown])]) as [string[], string, unknown];
     if (mode === "values") {
       if (namespace.length === 0) state = data;
     } else if (mode === "messages") {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import type { ClientEventWire, Usage } from "../../wire/response.js";
@@ -14,7 +14,8 @@ import type {
 } from "../../wire/responses-response.js";
 
 function itemId(prefix: "msg" | "fc"): string {
-  return `${prefix}_${randomBytes(16).toString("hex")}`;
+  // randomUUID draws from a cached entropy pool: much cheaper per call than randomBytes.
+  return `${prefix}_${randomUUID().replaceAll("-", "")}`;
 }
 
 /** Provider-reported usage in the Responses shape (every detail the schema requires, zero when unreported). */
@@ -56,6 +57,8 @@ export class ResponseRenderer {
     id: string,
     body: CreateResponseBody,
     private readonly clientEvents: boolean,
+    /** Complete responses skip building the events: only the response object is kept. */
+    private readonly streaming: boolean,
   ) {
     this.response = {
       id,
@@ -80,8 +83,10 @@ export class ResponseRenderer {
     };
   }
 
-  #event(type: string, fields: Record<string, unknown>): ResponseStreamEvent {
-    return { type, sequence_number: this.#sequence++, ...fields };
+  /** An event, built only when the response streams: a complete response needs the state alone. */
+  #event(type: string, fields: () => Record<string, unknown>): ResponseStreamEvent[] {
+    if (!this.streaming) return [];
+    return [{ type, sequence_number: this.#sequence++, ...fields() }];
   }
 
   #snapshot(): ResponseObject {
@@ -91,8 +96,8 @@ export class ResponseRenderer {
   /** The events that open the stream. */
   start(): ResponseStreamEvent[] {
     return [
-      this.#event("response.created", { response: this.#snapshot() }),
-      this.#event("response.in_progress", { response: this.#snapshot() }),
+      ...this.#event("response.created", () => ({ response: this.#snapshot() })),
+      ...this.#event("response.in_progress", () => ({ response: this.#snapshot() })),
     ];
   }
 
@@ -107,46 +112,59 @@ export class ResponseRenderer {
     const item: MessageItem = { type: "message", id: itemId("msg"), role: "assistant", status: "in_progress", phase, content: [] };
     const index = this.response.output.length;
     this.response.output.push(item);
-    const events = [this.#event("response.output_item.added", { output_index: index, item: structuredClone(item) })];
+    const events = [...this.#event("response.output_item.added", () => ({ output_index: index, item: structuredClone(item) }))];
     item.content.push(emptyText());
-    events.push(this.#event("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: emptyText() }));
+    events.push(
+      ...this.#event("response.content_part.added", () => ({ item_id: item.id, output_index: index, content_index: 0, part: emptyText() })),
+    );
     return { item, index, events };
   }
 
   #closeMessage(item: MessageItem, index: number, annotations: UrlCitationOut[] = []): ResponseStreamEvent[] {
     const part = item.content[0]!;
     const events = [
-      this.#event("response.output_text.done", { item_id: item.id, output_index: index, content_index: 0, text: part.text, logprobs: [] }),
+      ...this.#event("response.output_text.done", () => ({
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        text: part.text,
+        logprobs: [],
+      })),
     ];
     annotations.forEach((annotation, annotationIndex) => {
       part.annotations.push(annotation);
       events.push(
-        this.#event("response.output_text.annotation.added", {
+        ...this.#event("response.output_text.annotation.added", () => ({
           item_id: item.id,
           output_index: index,
           content_index: 0,
           annotation_index: annotationIndex,
           annotation,
-        }),
+        })),
       );
     });
     item.status = "completed";
     events.push(
-      this.#event("response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part: structuredClone(part) }),
-      this.#event("response.output_item.done", { output_index: index, item: structuredClone(item) }),
+      ...this.#event("response.content_part.done", () => ({
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        part: structuredClone(part),
+      })),
+      ...this.#event("response.output_item.done", () => ({ output_index: index, item: structuredClone(item) })),
     );
     return events;
   }
 
-  #delta(item: MessageItem, index: number, text: string): ResponseStreamEvent {
+  #delta(item: MessageItem, index: number, text: string): ResponseStreamEvent[] {
     item.content[0]!.text += text;
-    return this.#event("response.output_text.delta", {
+    return this.#event("response.output_text.delta", () => ({
       item_id: item.id,
       output_index: index,
       content_index: 0,
       delta: text,
       logprobs: [],
-    });
+    }));
   }
 
   #text(text: string): ResponseStreamEvent[] {
@@ -156,7 +174,7 @@ export class ResponseRenderer {
       this.#answer = { item: opened.item, index: opened.index };
       events.push(...opened.events);
     }
-    events.push(this.#delta(this.#answer.item, this.#answer.index, text));
+    events.push(...this.#delta(this.#answer.item, this.#answer.index, text));
     return events;
   }
 
@@ -172,10 +190,10 @@ export class ResponseRenderer {
     if (event.type === "status" && event.data.hidden !== true && typeof description === "string") {
       const { item, index, events } = this.#openMessage("commentary");
       item.graph_chat_serve = extension;
-      events.push(this.#delta(item, index, description), ...this.#closeMessage(item, index));
+      events.push(...this.#delta(item, index, description), ...this.#closeMessage(item, index));
       return events;
     }
-    return [this.#event("response.in_progress", { response: this.#snapshot(), graph_chat_serve: extension })];
+    return [...this.#event("response.in_progress", () => ({ response: this.#snapshot(), graph_chat_serve: extension }))];
   }
 
   #final(output: AssistantOutput, usage: Usage | undefined): ResponseStreamEvent[] {
@@ -186,7 +204,7 @@ export class ResponseRenderer {
       const opened = this.#openMessage("final_answer");
       this.#answer = { item: opened.item, index: opened.index };
       events.push(...opened.events);
-      if (output.text !== "") events.push(this.#delta(opened.item, opened.index, output.text));
+      if (output.text !== "") events.push(...this.#delta(opened.item, opened.index, output.text));
     }
     if (this.#answer !== undefined) {
       events.push(...this.#closeMessage(this.#answer.item, this.#answer.index, annotations));
@@ -203,29 +221,31 @@ export class ResponseRenderer {
       };
       const index = this.response.output.length;
       this.response.output.push(item);
-      events.push(this.#event("response.output_item.added", { output_index: index, item: structuredClone(item) }));
+      events.push(...this.#event("response.output_item.added", () => ({ output_index: index, item: structuredClone(item) })));
       item.arguments = call.function.arguments;
-      events.push(this.#event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: item.arguments }));
       events.push(
-        this.#event("response.function_call_arguments.done", {
+        ...this.#event("response.function_call_arguments.delta", () => ({ item_id: item.id, output_index: index, delta: item.arguments })),
+      );
+      events.push(
+        ...this.#event("response.function_call_arguments.done", () => ({
           item_id: item.id,
           name: item.name,
           output_index: index,
           arguments: item.arguments,
-        }),
+        })),
       );
       item.status = "completed";
-      events.push(this.#event("response.output_item.done", { output_index: index, item: structuredClone(item) }));
+      events.push(...this.#event("response.output_item.done", () => ({ output_index: index, item: structuredClone(item) })));
     }
     if (usage !== undefined) this.response.usage = responsesUsage(usage);
     this.response.completed_at = Math.floor(Date.now() / 1000);
     if (output.finishReason === "length") {
       this.response.status = "incomplete";
       this.response.incomplete_details = { reason: "max_output_tokens" };
-      events.push(this.#event("response.incomplete", { response: this.#snapshot() }));
+      events.push(...this.#event("response.incomplete", () => ({ response: this.#snapshot() })));
     } else {
       this.response.status = "completed";
-      events.push(this.#event("response.completed", { response: this.#snapshot() }));
+      events.push(...this.#event("response.completed", () => ({ response: this.#snapshot() })));
     }
     return events;
   }
@@ -242,8 +262,8 @@ export class ResponseRenderer {
     this.response.status = "failed";
     this.response.error = { code: error.status === 429 ? "rate_limit_exceeded" : "server_error", message: error.message };
     return [
-      this.#event("error", { code: error.code, message: error.message, param: error.param }),
-      this.#event("response.failed", { response: this.#snapshot() }),
+      ...this.#event("error", () => ({ code: error.code, message: error.message, param: error.param })),
+      ...this.#event("response.failed", () => ({ response: this.#snapshot() })),
     ];
   }
 }

@@ -43,7 +43,7 @@ export function registerResponsesRoute(app: FastifyInstance, options: ChatRouteO
           scope: checkpointScope === undefined ? undefined : async () => checkpointScope(request),
           ...(parsed.resume === undefined ? {} : { resumeOf: parsed.resume }),
         });
-        const renderer = new ResponseRenderer(responseId(run.interrupt?.runId), parsed.body, run.clientEvents);
+        const renderer = new ResponseRenderer(responseId(run.interrupt?.runId), parsed.body, run.clientEvents, parsed.body.stream === true);
         if (parsed.body.stream !== true) {
           for await (const event of streamRun(run)) renderer.render(event);
           return renderer.response;

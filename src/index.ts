@@ -22,8 +22,8 @@ export { clientEvent, type ProgressData, type StatusData, statusEvent } from "./
 export { CLIENT_EVENT_TYPES, type ClientEventEnvelope, type ClientEventType, MAX_EVENT_BYTES } from "./events/envelope.js";
 export { type BindOptions, ChatServe, type ChatServeOptions, type HttpTimeouts } from "./http/chat-serve.js";
 export { clientErrorHandler, frameworkErrorHandler } from "./http/framework-errors.js";
-export type { CheckpointScope } from "./http/routes/chat-completions.js";
 export type { ReadinessCheck } from "./http/routes/health.js";
+export type { CheckpointScope } from "./http/run-request.js";
 export { GraphFeature } from "./registry/features.js";
 export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/graph-config.js";
 export type { GraphRegistryOptions } from "./registry/graph-registry.js";

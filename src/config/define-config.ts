@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { CheckpointScope } from "../http/routes/chat-completions.js";
+import type { CheckpointScope } from "../http/run-request.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 
 /** `"./path/to/module.ts:exportName"`, or a path alone for the default export. */

@@ -5,8 +5,8 @@ import { TracingCallback, type TracingSettings } from "../tracing/tracing-callba
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
 import { chatServePlugin } from "./plugin.js";
-import type { CheckpointScope } from "./routes/chat-completions.js";
 import type { ReadinessCheck } from "./routes/health.js";
+import type { CheckpointScope } from "./run-request.js";
 import { RunTracker } from "./run-tracker.js";
 
 /** One readiness check per distinct run coordinator of the registry's interrupt graphs. */

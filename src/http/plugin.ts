@@ -5,10 +5,11 @@ import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import { resolveRequestId } from "./request-id.js";
-import { type CheckpointScope, registerChatRoute } from "./routes/chat-completions.js";
+import { registerChatRoute } from "./routes/chat-completions.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./routes/health.js";
 import { registerModelRoutes } from "./routes/models.js";
 import { registerResponsesRoute } from "./routes/responses.js";
+import type { CheckpointScope } from "./run-request.js";
 import type { RunTracker } from "./run-tracker.js";
 
 declare module "fastify" {

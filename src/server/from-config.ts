@@ -3,7 +3,7 @@ import type { LoadedConfig } from "../config/load-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { ConfigError, RegistrationError } from "../errors/catalogue.js";
 import { isChatServeError } from "../errors/serve-error.js";
-import type { CheckpointScope } from "../http/routes/chat-completions.js";
+import type { CheckpointScope } from "../http/run-request.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { type BackendOptions, type Backends, backendsFromConfig } from "./backends.js";

@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { ResumeAnswer } from "../runs/interrupts/resume-request.js";
+import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
+import type { TracingCallback } from "../tracing/tracing-callback.js";
+import type { ChatCompletionRequest } from "../wire/request.js";
+import { toServeError } from "./error-mapper.js";
+import type { RunTracker } from "./run-tracker.js";
+
+/**
+ * The server-trusted isolation scope of interrupt checkpoints, from an authenticated tenant
+ * or principal: never from request metadata or `user`. Sync or async; a non-empty string.
+ */
+export type CheckpointScope = (request: FastifyRequest) => string | Promise<string>;
+
+/** What every route that runs a graph shares. */
+export interface RunRouteOptions {
+  registry: GraphRegistry;
+  checkpointScope?: CheckpointScope;
+  tracing?: TracingCallback;
+  runs: RunTracker;
+  bodyLimit: number;
+  keepAliveMs: number;
+  backendTimeoutMs: number;
+}
+
+/** A client that went away mid-run gets no answer; the run was aborted through its signal. */
+function clientGone(reply: FastifyReply): boolean {
+  return reply.raw.destroyed || reply.raw.socket?.destroyed === true;
+}
+
+/** Logs a failure after the stream began, unless the client caused it by leaving. */
+export function logStreamFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+  if (toServeError(error).status >= 500 && !clientGone(reply)) request.log.error({ err: error }, "the stream failed after it had begun");
+}
+
+/**
+ * One graph run behind one HTTP request, whatever the dialect: the run is tracked and aborted
+ * when the client disconnects, prepared (every client error raised before a byte is sent),
+ * answered by `respond`, and on every path its lease released and its tracking ended.
+ */
+export async function runForRequest<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: RunRouteOptions,
+  engineRequest: ChatCompletionRequest,
+  respond: (run: PreparedRun) => Promise<T>,
+  resumeOf?: { runId: string; answers: ResumeAnswer[] },
+): Promise<T | FastifyReply> {
+  const controller = options.runs.start();
+  const onClose = () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
+  };
+  reply.raw.on("close", onClose);
+  const { checkpointScope } = options;
+  let run: PreparedRun | undefined;
+  try {
+    run = await prepareRun(options.registry, engineRequest, {
+      requestId: request.chatServeRequestId,
+      signal: controller.signal,
+      log: request.log,
+      tracing: options.tracing,
+      backendTimeoutMs: options.backendTimeoutMs,
+      scope: checkpointScope === undefined ? undefined : async () => checkpointScope(request),
+      ...(resumeOf === undefined ? {} : { resumeOf }),
+    });
+    return await respond(run);
+  } catch (error) {
+    if (controller.signal.aborted && clientGone(reply)) {
+      request.log.info("the client disconnected; the run was aborted");
+      reply.hijack();
+      return reply;
+    }
+    throw error;
+  } finally {
+    reply.raw.off("close", onClose);
+    await run?.release();
+    options.runs.finish(controller);
+  }
+}

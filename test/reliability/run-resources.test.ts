@@ -11,6 +11,15 @@ import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { anySignal } from "../../src/util/any-signal.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
 
+/** The conversation that answers a batch of calls with "yes". */
+function answers(calls: { id: string }[]) {
+  return [
+    { role: "user", content: "go" },
+    { role: "assistant", content: null, tool_calls: calls },
+    ...calls.map((call) => ({ role: "tool", tool_call_id: call.id, content: "yes" })),
+  ];
+}
+
 /** The memory coordinator, keeping every lease it handed out so the test can inspect them. */
 class RecordingCoordinator implements RunCoordinator {
   readonly inner = new InMemoryRunCoordinator();
@@ -42,14 +51,7 @@ test("interrupt runs leave nothing listening on their leases, and no lease held"
       const done = await app.inject({
         method: "POST",
         url: "/v1/chat/completions",
-        payload: {
-          model: "counter",
-          messages: [
-            { role: "user", content: "go" },
-            { role: "assistant", content: null, tool_calls: calls },
-            ...calls.map((call: { id: string }) => ({ role: "tool", tool_call_id: call.id, content: "yes" })),
-          ],
-        },
+        payload: { model: "counter", messages: answers(calls) },
       });
       assert.equal(done.statusCode, 200);
     }
@@ -106,14 +108,7 @@ test("interrupt round trips keep the heap flat", async () => {
     await app.inject({
       method: "POST",
       url: "/v1/chat/completions",
-      payload: {
-        model: "counter",
-        messages: [
-          { role: "user", content: "go" },
-          { role: "assistant", content: null, tool_calls: calls },
-          ...calls.map((call: { id: string }) => ({ role: "tool", tool_call_id: call.id, content: "yes" })),
-        ],
-      },
+      payload: { model: "counter", messages: answers(calls) },
     });
   };
   try {

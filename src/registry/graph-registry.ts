@@ -6,12 +6,14 @@ import { ClientSettingsDefinitionError, GraphNotFoundError, RegistrationError } 
 import { isChatServeError } from "../errors/serve-error.js";
 import { checkContextSchema } from "../settings/runtime-context.js";
 import { firstIssue, issuePath } from "../util/describe-issue.js";
+import { didYouMean } from "../util/did-you-mean.js";
 import { GraphFeature } from "./features.js";
 import { type GraphConfig, type GraphConfigInput, parseGraphConfig } from "./graph-config.js";
 import { prepareInterruptGraph } from "./interrupt-support.js";
 import { modelIdProblem } from "./model-id.js";
 import { resolveGraphSource } from "./resolve-graph.js";
 import type { ServableGraph } from "./servable-graph.js";
+import { nodeNamesOf } from "./servable-graph.js";
 
 /** Defaults for the graphs of a registry. */
 export interface GraphRegistryOptions {
@@ -127,6 +129,7 @@ export class GraphRegistry {
     if (entry.compiled === undefined) {
       entry.compiled = resolveGraphSource(name, entry.config.graph).then((graph) => {
         checkContextSchema({ model: name, ...entry.config }, graph);
+        checkStreamableNodes(name, entry.config.streamableNodeNames, graph);
         if (entry.config.features.has(GraphFeature.INTERRUPTS)) {
           this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();
           prepareInterruptGraph(name, graph, this.#fallbackCheckpointer);
@@ -146,9 +149,23 @@ export class GraphRegistry {
       try {
         await this.resolveGraph(name);
       } catch (error) {
+        if (isChatServeError(error, RegistrationError)) throw error;
         const reason = error instanceof Error ? error.message : String(error);
         throw new RegistrationError(`could not load its graph: ${reason}`, name, { cause: error });
       }
     }
+  }
+}
+
+/** Every listed streamable node must be a node of the graph or of a subgraph inside it. */
+function checkStreamableNodes(model: string, listed: readonly string[], graph: ServableGraph): void {
+  if (listed.length === 0) return;
+  const names = nodeNamesOf(graph);
+  for (const name of listed) {
+    if (names.has(name)) continue;
+    const known = [...names].map((node) => `'${node}'`).join(", ");
+    throw new RegistrationError(`'${name}' is not a node of the graph${didYouMean(name, names)} (its nodes: ${known})`, model, {
+      key: "streamableNodeNames",
+    });
   }
 }

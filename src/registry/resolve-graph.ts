@@ -13,7 +13,18 @@ export async function resolveGraphSource(modelId: string, source: GraphSource): 
   }
   if (isGraphBuilder(value)) value = value.compile();
   if (!isServableGraph(value)) {
-    throw new GraphConfigurationError(`the graph of model '${modelId}' must be a compiled graph, a StateGraph or a factory returning one`);
+    throw new GraphConfigurationError(
+      `the graph of model '${modelId}' must be a compiled graph, a StateGraph or a factory returning one (got ${describe(value)})`,
+    );
   }
   return value;
+}
+
+/** What a value that is not a graph is, in a few words: its class, or its type. */
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value !== "object") return `a ${typeof value}`;
+  const name = (value as { constructor?: { name?: string } }).constructor?.name;
+  const looksLikeModel = typeof (value as { invoke?: unknown }).invoke === "function";
+  return `${name && name !== "Object" ? `a ${name}` : "an object"}${looksLikeModel ? ", a runnable that is not a graph (a chat model?)" : ""}`;
 }

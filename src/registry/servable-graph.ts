@@ -11,13 +11,34 @@ export interface ServableGraph {
   name?: string;
 }
 
+/**
+ * A compiled graph: runnable (`invoke`, `stream`) and made of nodes and channels. A chat model
+ * or any other runnable is not one, however it streams.
+ */
 export function isServableGraph(value: unknown): value is ServableGraph {
+  if (typeof value !== "object" || value === null) return false;
+  const { invoke, stream, nodes, channels } = value as ServableGraph & { nodes?: unknown; channels?: unknown };
   return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as ServableGraph).invoke === "function" &&
-    typeof (value as ServableGraph).stream === "function"
+    typeof invoke === "function" &&
+    typeof stream === "function" &&
+    typeof nodes === "object" &&
+    nodes !== null &&
+    typeof channels === "object" &&
+    channels !== null
   );
+}
+
+/** The node names of a compiled graph and of every subgraph inside it. */
+export function nodeNamesOf(graph: ServableGraph): Set<string> {
+  const names = new Set<string>();
+  const visit = (current: unknown, depth: number) => {
+    const { nodes, getSubgraphs } = current as { nodes?: Record<string, unknown>; getSubgraphs?: () => Iterable<[string, unknown]> };
+    for (const name of Object.keys(nodes ?? {})) if (!name.startsWith("__")) names.add(name);
+    if (depth > 8 || typeof getSubgraphs !== "function") return;
+    for (const [, subgraph] of getSubgraphs.call(current)) visit(subgraph, depth + 1);
+  };
+  visit(graph, 0);
+  return names;
 }
 
 /** A StateGraph (or any builder) that still needs `compile()`. */

@@ -4,7 +4,8 @@ import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { GraphNotFoundError, RegistrationError } from "../../src/errors/catalogue.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
-import { echoGraph } from "../fixtures/graphs.js";
+import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
+import { echoGraph, nestedStreamGraph } from "../fixtures/graphs.js";
 
 const builder = () =>
   new StateGraph(MessagesAnnotation)
@@ -13,6 +14,35 @@ const builder = () =>
     .addEdge("respond", END);
 
 describe("GraphRegistry", () => {
+  test("an export that is not a graph (a chat model) is refused at validation, naming what it is", async () => {
+    const registry = new GraphRegistry({ model: { graph: new ScriptedChatModel({ respond: () => "x" }) as never, description: "x" } });
+    await assert.rejects(registry.validateAll(), (error: Error) => {
+      assert.ok(error instanceof RegistrationError);
+      assert.match(error.message, /model 'model': could not load its graph: .*must be a compiled graph.*ScriptedChatModel.*chat model/u);
+      return true;
+    });
+  });
+
+  test("a streamable node name that is not a node is refused, with a did-you-mean", async () => {
+    const registry = new GraphRegistry({ echo: { graph: echoGraph(), description: "x", streamableNodeNames: ["respnd"] } });
+    await assert.rejects(registry.validateAll(), (error: Error) => {
+      assert.ok(error instanceof RegistrationError);
+      assert.equal(error.key, "streamableNodeNames");
+      assert.match(error.message, /'respnd' is not a node of the graph; did you mean 'respond'\?/u);
+      return true;
+    });
+    const far = new GraphRegistry({ echo: { graph: echoGraph(), description: "x", streamableNodeNames: ["zzzzzz"] } });
+    await assert.rejects(
+      far.validateAll(),
+      (error: Error) => !error.message.includes("did you mean") && /its nodes: 'respond'/u.test(error.message),
+    );
+  });
+
+  test("nodes inside a subgraph count as streamable node names", async () => {
+    const registry = new GraphRegistry({ nested: { graph: nestedStreamGraph(), description: "x", streamableNodeNames: ["agent", "llm"] } });
+    await registry.validateAll();
+  });
+
   test("an empty registry is rejected", () => {
     assert.throws(
       () => new GraphRegistry({}),

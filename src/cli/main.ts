@@ -1,15 +1,35 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { Command } from "commander";
 import { reportError } from "./output.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
+const ENVIRONMENT_HELP = `
+Environment (a flag beats the environment, which beats the config file; a .env file in the
+working directory is read first, and variables already set win over it):
+  PORT, HOST                  where \`start\` listens
+  LOG_LEVEL                   fatal, error, warn, info (default), debug, trace or silent
+  LOG_FORMAT=json             JSON log lines even in a terminal
+  SVC_CHAT_API_PREFIX         URL prefix (default /v1)
+  SVC_CHAT_API_DOCS_ENABLED   serve the API docs (true or false)
+  SVC_ENABLE_TRACING          Langfuse tracing, with TRACING_PUBLIC_KEY, TRACING_SECRET_KEY
+                              and TRACING_BASE_URL`;
+
+/** Reads `.env` from the working directory; variables already in the environment win. */
+function loadDotEnv(): void {
+  const file = path.resolve(".env");
+  if (existsSync(file)) process.loadEnvFile(file);
+}
+
 /** The `chat-serve` program. Commands load their modules lazily so `--help` stays fast. */
 export function buildProgram(): Command {
   const program = new Command("chat-serve")
-    .description("Serve LangGraph.js graphs as OpenAI-compatible chat-completions models.")
+    .description("Serve LangGraph.js graphs as OpenAI-compatible models (chat completions and the Responses API).")
     .version(version)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText("after", ENVIRONMENT_HELP);
 
   program
     .command("start")
@@ -20,9 +40,17 @@ export function buildProgram(): Command {
     .option("--prefix <prefix>", "URL prefix of the API (default /v1)")
     .option("-w, --watch", "restart when the config or a graph module changes")
     .option("--workers <n>", "processes serving one port (needs a postgres checkpointer and a redis or postgres coordinator)")
+    .option("--log-level <level>", "fatal, error, warn, info (default), debug, trace or silent")
     .action(async (options) => {
       if (options.watch === true) {
-        const flags = { config: "--config", host: "--host", port: "--port", prefix: "--prefix", workers: "--workers" } as const;
+        const flags = {
+          config: "--config",
+          host: "--host",
+          port: "--port",
+          prefix: "--prefix",
+          workers: "--workers",
+          logLevel: "--log-level",
+        } as const;
         const args = Object.entries(flags).flatMap(([key, flag]) => (options[key] === undefined ? [] : [flag, String(options[key])]));
         return (await import("./commands/watch.js")).watchCommand(args, options.config);
       }
@@ -65,6 +93,7 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
+    loadDotEnv();
     await buildProgram().parseAsync(argv);
   } catch (error) {
     reportError(error);

@@ -59,8 +59,8 @@ export class GraphNotFoundError extends ClientError {
 export class UnknownUrlError extends ClientError {
   readonly status = 404;
   readonly code = "unknown_url";
-  constructor(method: string, url: string) {
-    super(`Unknown request URL: ${method} ${url}.`);
+  constructor(method: string, url: string, hint?: string) {
+    super(`Unknown request URL: ${method} ${url}.${hint === undefined ? "" : ` ${hint}`}`);
   }
 }
 

@@ -1,13 +1,37 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import { UnknownUrlError } from "../errors/catalogue.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../runs/prepare-run.js";
 import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
-import { chatServePlugin } from "./plugin.js";
+import { chatServePlugin, sendServeError } from "./plugin.js";
+import { resolveRequestId } from "./request-id.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import type { CheckpointScope } from "./run-request.js";
 import { RunTracker } from "./run-tracker.js";
+
+// API paths a client may ask for without the prefix, when its base URL lacks it.
+const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
+
+/**
+ * On an app chat-serve created: `GET /` says where the API is, and a request for an API path
+ * without the prefix (a base URL missing `/v1`) is told the right URL.
+ */
+function registerRootPointers(app: FastifyInstance, prefix: string): void {
+  app.get("/", async () => ({
+    object: "chat-serve",
+    message: `chat-serve is running. The OpenAI-compatible API is under ${prefix || "/"}: list the models with GET ${prefix}/models.`,
+    api: prefix || "/",
+  }));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? "/";
+    const hint = API_PATHS.test(path)
+      ? `Did you mean ${prefix}${path}? Point the client's base URL at ${prefix} (for example http://host:port${prefix}).`
+      : `The API is under ${prefix || "/"}.`;
+    return sendServeError(reply.header("x-request-id", resolveRequestId(request)), new UnknownUrlError(request.method, request.url, hint));
+  });
+}
 
 /** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
 function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
@@ -139,6 +163,7 @@ export class ChatServe {
     if (this.#ownsApp) {
       // Load balancers and the client guides probe /health without the prefix.
       this.app.get("/health", async () => ({ status: "ok" }));
+      registerRootPointers(this.app, prefix);
     }
     await this.app.register(chatServePlugin, {
       prefix,

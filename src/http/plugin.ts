@@ -36,7 +36,7 @@ export interface ChatServePluginOptions {
 }
 
 /** Sends a ServeError in the OpenAI envelope, with the headers its condition calls for. */
-function sendServeError(reply: FastifyReply, serveError: ServeError): FastifyReply {
+export function sendServeError(reply: FastifyReply, serveError: ServeError): FastifyReply {
   if (serveError.retryAfterSeconds !== undefined) reply.header("retry-after", String(serveError.retryAfterSeconds));
   if (serveError instanceof MethodNotAllowedError) reply.header("allow", serveError.allow.join(", "));
   return reply.status(serveError.status).send(errorBody(serveError));

@@ -15,6 +15,7 @@ export interface StartOptions {
   port?: string;
   prefix?: string;
   workers?: string;
+  logLevel?: string;
 }
 
 /** How long open streams may take to finish after SIGINT/SIGTERM before they are aborted. */
@@ -22,10 +23,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** How long finished responses get to flush their last bytes before connections are closed. */
 const FLUSH_MS = 500;
 
-function parsePort(value: string): number {
+function parsePort(value: string, source: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new UserError(`--port must be a whole number from 0 to 65535 (got '${value}')`);
+    throw new UserError(`${source} must be a whole number from 0 to 65535 (got '${value}')`);
   }
   return port;
 }
@@ -43,8 +44,14 @@ function parseWorkers(value: string | undefined): number {
  * Readable log lines in a terminal, JSON lines otherwise (and with `LOG_FORMAT=json`), at
  * `LOG_LEVEL` (default info).
  */
-function loggerOptions() {
-  const level = process.env.LOG_LEVEL ?? "info";
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function loggerOptions(flag: string | undefined) {
+  const level = flag ?? process.env.LOG_LEVEL ?? "info";
+  if (!LOG_LEVELS.includes(level)) {
+    const source = flag === undefined ? "LOG_LEVEL" : "--log-level";
+    throw new UserError(`${source} must be one of ${LOG_LEVELS.join(", ")} (got '${level}')`);
+  }
   if (process.stdout.isTTY !== true || process.env.LOG_FORMAT === "json") return { level };
   return {
     level,
@@ -62,6 +69,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   // Refuse a tracing setup without its keys before loading anything else.
   tracingSettingsFromEnv(env);
   const workers = parseWorkers(options.workers);
+  const logger = loggerOptions(options.logLevel);
   const isWorker = cluster.isWorker;
   const loaded = await loadConfig({ configPath: options.config });
   // Connection errors are logged by the server once it exists; they never end the process.
@@ -72,8 +80,9 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const { server } = loaded.config;
   // Precedence: flag > environment > config file > default.
   const prefix = normalizePrefix(options.prefix ?? env.prefix ?? server.prefix, options.prefix ? "--prefix" : "prefix");
-  const host = options.host ?? server.host;
-  const port = options.port === undefined ? server.port : parsePort(options.port);
+  const host = options.host ?? (process.env.HOST || undefined) ?? server.host;
+  const portText = options.port ?? (process.env.PORT || undefined);
+  const port = portText === undefined ? server.port : parsePort(portText, options.port === undefined ? "PORT" : "--port");
 
   if (!isWorker) {
     if (workers > 1 && (!backends.durable || !backends.distributed)) {
@@ -108,7 +117,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
       requestTimeoutMs: server.requestTimeoutMs,
       keepAliveTimeoutMs: server.keepAliveTimeoutMs,
     },
-    logger: loggerOptions(),
+    logger,
     readinessChecks: backends.checkpointerCheck === undefined ? [] : [{ name: "checkpointer", check: backends.checkpointerCheck }],
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);

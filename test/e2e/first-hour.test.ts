@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { after, describe, test } from "node:test";
+import { BIN, runCli } from "../helpers/cli.js";
+import { freePort } from "../helpers/private-redis.js";
+import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
+
+const cleanups: (() => void)[] = [];
+after(() => {
+  for (const cleanup of cleanups) cleanup();
+});
+
+function project(extra: Record<string, string> = {}, graphs = `{ echo: { graph: "./graph.ts:graph", description: "Echo" } }`) {
+  const created = tempProject({ "chat-serve.config.ts": `export default { graphs: ${graphs} };`, "graph.ts": ECHO_GRAPH_MODULE, ...extra });
+  cleanups.push(created.cleanup);
+  return created.dir;
+}
+
+/** Runs `chat-serve start` with no --port and returns the URL it says it is ready on. */
+async function startWithout(dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, [BIN, "start", ...args], { cwd: dir, env: { ...process.env, NO_COLOR: "1", ...env } });
+  let output = "";
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ready line:\n${output}`)), 20_000);
+      const onData = (data: Buffer) => {
+        output += data.toString();
+        const match = /ready (http:\/\/\S+)/u.exec(output);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      };
+      child.stdout.on("data", onData);
+      child.stderr.on("data", onData);
+      child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+    });
+  } finally {
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+describe("the first hour", () => {
+  test("PORT and HOST are honoured; --port beats PORT", async () => {
+    const dir = project();
+    const [port, other] = [await freePort(), await freePort()];
+    assert.equal(await startWithout(dir, { PORT: String(port), HOST: "127.0.0.1" }), `http://127.0.0.1:${port}/v1`);
+    assert.equal(await startWithout(dir, { PORT: String(port) }, ["--port", String(other)]), `http://127.0.0.1:${other}/v1`);
+  });
+
+  test(".env in the working directory is read; the environment wins over it", async () => {
+    const [fromFile, fromEnv] = [await freePort(), await freePort()];
+    const dir = project({ ".env": `PORT=${fromFile}\nSVC_CHAT_API_PREFIX=/api\n` });
+    assert.equal(await startWithout(dir, {}), `http://127.0.0.1:${fromFile}/api`);
+    assert.equal(await startWithout(dir, { PORT: String(fromEnv) }), `http://127.0.0.1:${fromEnv}/api`);
+  });
+
+  test("a LOG_LEVEL or --log-level that is not a level is one line, not a crash", async () => {
+    const dir = project();
+    const loud = await runCli(["start", "--port", "0"], { cwd: dir, env: { LOG_LEVEL: "loud" } });
+    assert.equal(loud.code, 1);
+    assert.equal(loud.stderr.trim(), "error LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'loud')");
+    const flag = await runCli(["start", "--port", "0", "--log-level", "chatty"], { cwd: dir });
+    assert.match(flag.stderr, /^error --log-level must be one of .* \(got 'chatty'\)$/mu);
+    assert.doesNotMatch(flag.stderr, /crashed/u);
+  });
+
+  test("--help lists the environment variables", async () => {
+    const help = await runCli(["--help"]);
+    for (const name of ["PORT, HOST", "LOG_LEVEL", "SVC_CHAT_API_PREFIX", "SVC_ENABLE_TRACING", ".env"])
+      assert.ok(help.stdout.includes(name), name);
+  });
+
+  test("a streamableNodeNames typo stops `models` with one line and a did-you-mean", async () => {
+    const dir = project({}, `{ echo: { graph: "./graph.ts:graph", description: "Echo", streamableNodeNames: ["respnd"] } }`);
+    const result = await runCli(["models"], { cwd: dir });
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr.trim(),
+      /^error chat-serve\.config\.ts: graphs\.echo\.streamableNodeNames: 'respnd' is not a node of the graph; did you mean 'respond'\?/u,
+    );
+  });
+
+  test("an export that is not a graph stops `models` with one line", async () => {
+    const model = `import { ScriptedChatModel } from "chat-serve/testing";\nexport const model = new ScriptedChatModel({ respond: () => "x" });\n`;
+    const dir = project({ "model.ts": model }, `{ m: { graph: "./model.ts:model", description: "A model, not a graph" } }`);
+    const result = await runCli(["models"], { cwd: dir });
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr.trim(),
+      /^error chat-serve\.config\.ts: graphs\.m: could not load its graph: .*ScriptedChatModel.*chat model/u,
+    );
+    assert.equal(result.stderr.trim().split("\n").length, 1);
+  });
+});

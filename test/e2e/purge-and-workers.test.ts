@@ -88,18 +88,31 @@ describe("chat-serve purge-pending", { skip, timeout: 60_000 }, () => {
     assert.match(none.stdout, /no pending runs idle for more than 1s/);
   });
 
-  test("with the memory checkpointer it explains where pending runs live; a bad duration is one line", async () => {
+  test("a purge never creates anything: --dry-run against a mistyped schema leaves the database alone and exits 0", async () => {
+    const { dir, schema, env } = project();
+    const result = await runCli(["purge-pending", "--older-than", "1h", "--dry-run"], { cwd: dir, env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`nothing to purge: schema '${schema}' has no chat-serve tables`, "u"));
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [schema]);
+      assert.equal(rows.length, 0, "the schema was not created");
+    } finally {
+      await client.end();
+    }
+  });
+
+  test("with the memory checkpointer there is nothing to purge, and that is a success; a bad duration is one line", async () => {
     const memory = tempProject({
       "chat-serve.config.ts": `export default { graphs: { echo: { graph: "./g.ts:graph", description: "x" } } };`,
       "g.ts": ECHO_GRAPH_MODULE,
     });
     cleanups.push(memory.cleanup);
     const result = await runCli(["purge-pending", "--older-than", "1h"], { cwd: memory.dir });
-    assert.equal(result.code, 1);
-    assert.match(
-      result.stderr.trim(),
-      /^error chat-serve\.config\.ts uses the memory checkpointer: pending runs live only inside the running server/,
-    );
+    assert.equal(result.code, 0, "a scheduled purge must not fail for having nothing to do");
+    assert.match(result.stdout.trim(), /^nothing to purge: chat-serve\.config\.ts uses the memory checkpointer/u);
+    assert.equal((await runCli(["purge-pending", "--older-than", "1h", "--json"], { cwd: memory.dir })).stdout.trim(), "[]");
     const bad = await runCli(["purge-pending", "--older-than", "soon"], { cwd: memory.dir });
     assert.equal(bad.stderr.trim(), "error --older-than must be a duration like 90m, 12h or 7d (got 'soon')");
   });

@@ -30,6 +30,9 @@ interface PurgedRun {
   outcome: Outcome;
 }
 
+// Postgres: relation does not exist.
+const UNDEFINED_TABLE = "42P01";
+
 /**
  * `chat-serve purge-pending`: deletes pending interrupt checkpoints (and their index rows)
  * idle for longer than the duration. Each run's lease is taken first, so a run being resumed
@@ -38,16 +41,25 @@ interface PurgedRun {
 export async function purgePendingCommand(options: PurgeOptions): Promise<void> {
   const idleMs = parseDuration(options.olderThan);
   const loaded = await loadConfig({ configPath: options.config });
-  if (loaded.config.checkpointer.kind === "memory") {
-    throw new UserError(
-      `${loaded.displayPath} uses the memory checkpointer: pending runs live only inside the running server and end with it; nothing to purge`,
-    );
+  // Nothing to purge is a success: a scheduled purge must not fail for it.
+  const nothing = (reason: string) => process.stdout.write(options.json === true ? "[]\n" : `nothing to purge: ${reason}\n`);
+  const { checkpointer } = loaded.config;
+  if (checkpointer.kind === "memory") {
+    nothing(`${loaded.displayPath} uses the memory checkpointer, whose pending runs live and end inside the running server`);
+    return;
   }
   const backends = await backendsFromConfig(loaded.config, { timeoutMs: loaded.config.backendTimeoutMs });
   try {
-    await backends.setup();
+    // Never creates anything: a mistyped schema must not gain tables from a purge.
     const saver = backends.checkpointer as { deleteThread(threadId: string): Promise<void> };
-    const idle = await backends.pendingRuns.listIdleSince(new Date(Date.now() - idleMs));
+    let idle: Awaited<ReturnType<typeof backends.pendingRuns.listIdleSince>>;
+    try {
+      idle = await backends.pendingRuns.listIdleSince(new Date(Date.now() - idleMs));
+    } catch (error) {
+      if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
+      nothing(`schema '${checkpointer.schema}' has no chat-serve tables (has a server run with this config?)`);
+      return;
+    }
     const results: PurgedRun[] = [];
     for (const entry of idle) {
       const row = { model: entry.model, runId: entry.runId, key: entry.key, lastActivity: entry.lastActivityAt.toISOString() };

@@ -68,6 +68,31 @@ describe("the first hour", () => {
     assert.doesNotMatch(flag.stderr, /crashed/u);
   });
 
+  test("a backend that cannot be reached is named, with its URL and config key", async () => {
+    const port = await freePort();
+    const redis = project(
+      {},
+      `{ echo: { graph: "./graph.ts:graph", description: "Echo" } }, coordinator: { kind: "redis", url: "redis://127.0.0.1:${port}" }`,
+    );
+    const refused = await runCli(["start", "--port", "0"], { cwd: redis });
+    assert.equal(refused.code, 1);
+    assert.equal(
+      refused.stderr.trim(),
+      `error cannot reach the Redis coordinator at redis://127.0.0.1:${port} (chat-serve.config.ts: coordinator.url): no connection: nothing answers at that address (is the service running, and is the port right?)`,
+    );
+    const userless = project(
+      {},
+      `{ echo: { graph: "./graph.ts:graph", description: "Echo" } }, checkpointer: { kind: "postgres", url: "postgres://:secret@127.0.0.1:5432/test" }`,
+    );
+    const noUser = await runCli(["start", "--port", "0"], { cwd: userless, env: { USER: "", PGUSER: "" } });
+    assert.equal(noUser.code, 1);
+    assert.match(
+      noUser.stderr.trim(),
+      /^error cannot reach the Postgres checkpointer at postgres:\/\/:\*\*\*@127\.0\.0\.1:5432\/test \(chat-serve\.config\.ts: checkpointer\.url\): .*user/u,
+    );
+    assert.ok(!noUser.stderr.includes("secret"), "no password in the output");
+  });
+
   test("--help lists the environment variables", async () => {
     const help = await runCli(["--help"]);
     for (const name of ["PORT, HOST", "LOG_LEVEL", "SVC_CHAT_API_PREFIX", "SVC_ENABLE_TRACING", ".env"])

@@ -59,6 +59,30 @@ function loggerOptions(flag: string | undefined) {
   };
 }
 
+/** A backend URL fit to print: any password replaced. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/** Why a backend could not be reached, in words a newcomer can act on. */
+function backendReason(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = firstLine(error);
+  if (code === "ECONNREFUSED" || /isn't writeable|Connection is closed/u.test(message)) {
+    return "no connection: nothing answers at that address (is the service running, and is the port right?)";
+  }
+  if (code === "ENOTFOUND") return "the host name does not resolve";
+  if (/did not answer within|timeout/iu.test(message)) return `no answer in time (${message})`;
+  if (/user name/u.test(message)) return `${message}: put the user in the URL, like postgres://user@host:5432/db`;
+  return message;
+}
+
 /**
  * `chat-serve start`: validate the config and the backends, print the model table, listen,
  * shut down gracefully. With `--workers N`, the first process validates and sets up the
@@ -91,13 +115,24 @@ export async function startCommand(options: StartOptions): Promise<void> {
         `--workers ${workers} needs state shared between processes: set checkpointer to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.displayPath}`,
       );
     }
-    try {
-      await backends.setup();
-      await backends.checkpointerCheck?.();
-      await backends.runCoordinator.check?.();
-    } catch (error) {
-      await backends.close();
-      throw new UserError(`cannot reach the checkpointer or coordinator of ${loaded.displayPath}: ${firstLine(error)}`);
+    const { checkpointer, coordinator } = loaded.config;
+    const reach = async (what: string, url: string, key: string, step: () => Promise<void>) => {
+      try {
+        await step();
+      } catch (error) {
+        await backends.close();
+        throw new UserError(`cannot reach the ${what} at ${redactUrl(url)} (${loaded.displayPath}: ${key}): ${backendReason(error)}`);
+      }
+    };
+    if (checkpointer.kind === "postgres") {
+      await reach("Postgres checkpointer", checkpointer.url, "checkpointer.url", async () => {
+        await backends.setup();
+        await backends.checkpointerCheck?.();
+      });
+    }
+    if (coordinator.kind !== "memory") {
+      const what = coordinator.kind === "redis" ? "Redis coordinator" : "Postgres coordinator";
+      await reach(what, coordinator.url, "coordinator.url", async () => backends.runCoordinator.check?.());
     }
     process.stdout.write(`${chalk.bold("chat-serve")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
     process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);

@@ -41,6 +41,7 @@ export function buildProgram(): Command {
     .option("-w, --watch", "restart when the config or a graph module changes")
     .option("--workers <n>", "processes serving one port (needs a postgres checkpointer and a redis or postgres coordinator)")
     .option("--log-level <level>", "fatal, error, warn, info (default), debug, trace or silent")
+    .option("-q, --quiet", "no log line per request")
     .action(async (options) => {
       if (options.watch === true) {
         const flags = {
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
           logLevel: "--log-level",
         } as const;
         const args = Object.entries(flags).flatMap(([key, flag]) => (options[key] === undefined ? [] : [flag, String(options[key])]));
+        if (options.quiet === true) args.push("--quiet");
         return (await import("./commands/watch.js")).watchCommand(args, options.config);
       }
       return (await import("./commands/start.js")).startCommand(options);

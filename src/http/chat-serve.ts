@@ -102,6 +102,8 @@ export interface ChatServeOptions {
   backendTimeoutMs?: number;
   /** Request timeouts of the host app chat-serve creates (ignored with `app`). */
   httpTimeouts?: HttpTimeouts;
+  /** One log line per request at info level, when the app logs at all (default true). */
+  requestLog?: boolean;
   /** Extra readiness checks reported by `{prefix}/ready`. */
   readinessChecks?: readonly ReadinessCheck[];
   /**
@@ -174,6 +176,7 @@ export class ChatServe {
       bodyLimit: this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
       backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+      requestLog: this.#options.requestLog ?? true,
       docs: options.docs ?? env.docsEnabled ?? false,
       readinessChecks: [
         { name: "graphs", check: () => this.registry.validateAll() },

@@ -31,6 +31,8 @@ export interface ChatServePluginOptions {
   backendTimeoutMs: number;
   docs: boolean;
   readinessChecks: readonly ReadinessCheck[];
+  /** One log line per request at info (method, path, status, model, duration, request ID). */
+  requestLog: boolean;
   /** Receives the encapsulated instance, exposed as `ChatServe.openaiApp`. */
   onInstance: (instance: FastifyInstance) => void;
 }
@@ -70,10 +72,29 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   // The API speaks JSON only; without this, fastify's text parser would accept text/plain.
   app.removeContentTypeParser("text/plain");
   app.decorateRequest("chatServeRequestId", "");
+  // Only when something would be written: the abstract logger of an app without logging has no levels.
+  const logRequests = options.requestLog && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("info") === true;
   app.addHook("onRequest", async (request, reply) => {
     request.chatServeRequestId = resolveRequestId(request);
     request.log = request.log.child({ requestId: request.chatServeRequestId });
     reply.header("x-request-id", request.chatServeRequestId);
+    if (logRequests) {
+      const started = performance.now();
+      // On close, not onResponse: streamed replies are hijacked and skip the response hooks.
+      reply.raw.once("close", () => {
+        const model = (request.body as { model?: unknown } | undefined)?.model;
+        request.log.info(
+          {
+            method: request.method,
+            path: request.url,
+            status: reply.raw.statusCode,
+            model: typeof model === "string" ? model : undefined,
+            durationMs: Math.round(performance.now() - started),
+          },
+          `${request.method} ${request.url} ${reply.raw.statusCode}${typeof model === "string" ? ` ${model}` : ""} ${Math.round(performance.now() - started)}ms`,
+        );
+      });
+    }
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { after, describe, test } from "node:test";
-import { BIN, runCli } from "../helpers/cli.js";
+import { BIN, runCli, startCli } from "../helpers/cli.js";
 import { freePort } from "../helpers/private-redis.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
@@ -91,6 +91,48 @@ describe("the first hour", () => {
       /^error cannot reach the Postgres checkpointer at postgres:\/\/:\*\*\*@127\.0\.0\.1:5432\/test \(chat-serve\.config\.ts: checkpointer\.url\): .*user/u,
     );
     assert.ok(!noUser.stderr.includes("secret"), "no password in the output");
+  });
+
+  test("one log line per request, with method, path, status, model, duration and request id; --quiet turns it off", async () => {
+    const dir = project();
+    const server = await startCli([], { cwd: dir, env: { LOG_LEVEL: "info", LOG_FORMAT: "json" } });
+    try {
+      const response = await fetch(`${server.baseURL}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-request-id": "req-for-the-log" },
+        body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "hi" }] }),
+      });
+      assert.equal(response.status, 200);
+      await fetch(`${server.baseURL}/nowhere`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const lines = server
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const chat = lines.find((line) => line.requestId === "req-for-the-log");
+      assert.ok(chat, server.output());
+      assert.equal(chat.method, "POST");
+      assert.equal(chat.path, "/v1/chat/completions");
+      assert.equal(chat.status, 200);
+      assert.equal(chat.model, "echo");
+      assert.equal(typeof chat.durationMs, "number");
+      assert.ok(
+        lines.some((line) => line.path === "/v1/nowhere" && line.status === 404),
+        "404s are logged too",
+      );
+      assert.ok(!server.output().includes("Server listening"), "the banner alone says where it listens");
+    } finally {
+      await server.stop();
+    }
+    const quiet = await startCli(["--quiet"], { cwd: dir, env: { LOG_LEVEL: "info", LOG_FORMAT: "json" } });
+    try {
+      await fetch(`${quiet.baseURL}/models`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.ok(!quiet.output().includes('"path":"/v1/models"'), quiet.output());
+    } finally {
+      await quiet.stop();
+    }
   });
 
   test("--help lists the environment variables", async () => {

@@ -16,6 +16,7 @@ export interface StartOptions {
   prefix?: string;
   workers?: string;
   logLevel?: string;
+  quiet?: boolean;
 }
 
 /** How long open streams may take to finish after SIGINT/SIGTERM before they are aborted. */
@@ -153,15 +154,22 @@ export async function startCommand(options: StartOptions): Promise<void> {
       keepAliveTimeoutMs: server.keepAliveTimeoutMs,
     },
     logger,
+    requestLog: options.quiet !== true,
     readinessChecks: backends.checkpointerCheck === undefined ? [] : [{ name: "checkpointer", check: backends.checkpointerCheck }],
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   const app = await serve.bind({ prefix, docs: env.docsEnabled ?? server.docs });
   app.addHook("onClose", () => backends.close());
   let address: string;
+  // The banner below says where the server listens; fastify's own "Server listening" log line
+  // would only repeat it (as JSON, in a pipe).
+  const level = app.log.level;
+  if (["info", "debug", "trace"].includes(level)) app.log.level = "warn";
   try {
     address = await app.listen({ host, port });
+    app.log.level = level;
   } catch (error) {
+    app.log.level = level;
     const code = (error as { code?: string }).code;
     await backends.close();
     if (code === "EADDRINUSE") throw new UserError(`port ${port} on ${host} is already in use; pass --port to pick another`);

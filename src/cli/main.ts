@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import chalk from "chalk";
 import { Command } from "commander";
 import { reportError } from "./output.js";
 
@@ -96,6 +97,8 @@ export function buildProgram(): Command {
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     loadDotEnv();
+    // https://no-color.org: a non-empty NO_COLOR turns colour off, even where FORCE_COLOR is set.
+    if ((process.env.NO_COLOR ?? "") !== "") chalk.level = 0;
     await buildProgram().parseAsync(argv);
   } catch (error) {
     reportError(error);

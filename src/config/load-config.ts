@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { cosmiconfig, type Loader } from "cosmiconfig";
@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
+import { didYouMean } from "../util/did-you-mean.js";
 import { configSchema, type ParsedConfig } from "./define-config.js";
 import { ModuleLoader } from "./module-loader.js";
 
@@ -56,9 +57,7 @@ export async function loadConfig(options: { configPath?: string; cwd?: string } 
   try {
     result = await explorer.load(filepath);
   } catch (error) {
-    throw new ConfigError(`${path.relative(cwd, filepath) || filepath}: could not be loaded: ${firstLine(error)}`, {
-      cause: error,
-    });
+    throw new ConfigError(loadFailure(error, filepath, path.relative(cwd, filepath) || filepath), { cause: error });
   }
   const displayPath = path.relative(cwd, filepath) || filepath;
   if (result === null || result.isEmpty || result.config === undefined || result.config === null) {
@@ -67,7 +66,73 @@ export async function loadConfig(options: { configPath?: string; cwd?: string } 
   try {
     return { filepath, displayPath, config: configSchema.parse(result.config), modules };
   } catch (error) {
-    if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeFirstIssue(error)}`, { cause: error });
+    if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
     throw error;
   }
+}
+
+/**
+ * Why a config file could not be loaded, in one line that starts with `file:line:column` when
+ * the loader said where: TypeScript syntax errors carry a location after their first line,
+ * and JSON errors a position in the file.
+ */
+function loadFailure(error: unknown, filepath: string, displayPath: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const location = /:(\d+):(\d+)\s*$/mu.exec(message);
+  const reason = message
+    .split("\n")
+    .map((line) => line.trim())
+    // Skip the loader's heading and its code frame (`> 1 | {`, `2 | ...`, `| ^`).
+    .find((line) => line !== "" && !line.startsWith("JSON Error") && !/^>?\s*\d*\s*\|/u.test(line) && !line.includes(filepath));
+  const what = (reason ?? firstLine(error)).replace(/ while parsing .*$/u, "").replace(/ in JSON at position \d+.*$/u, "");
+  // The TypeScript loader (Babel) counts columns from 0; editors count from 1.
+  if (location?.[1] !== undefined) return `${displayPath}:${location[1]}:${Number(location[2]) + 1}: could not be loaded: ${what}`;
+  const position = /at position (\d+)/u.exec(message)?.[1];
+  if (position !== undefined && existsSync(filepath)) {
+    const before = readFileSync(filepath, "utf8").slice(0, Number(position));
+    const line = before.split("\n").length;
+    const column = Number(position) - before.lastIndexOf("\n");
+    return `${displayPath}:${line}:${column}: could not be loaded: ${what}`;
+  }
+  return `${displayPath}: could not be loaded: ${what}`;
+}
+
+type AnySchema = { _zod: { def: Record<string, unknown> & { type: string } } };
+
+/** The zod schema at a path of the config schema, through objects, records and wrappers. */
+function schemaAt(schema: AnySchema, keys: readonly PropertyKey[]): AnySchema | undefined {
+  let current: AnySchema | undefined = schema;
+  const unwrap = () => {
+    while (current !== undefined && ["default", "prefault", "optional", "nullable"].includes(current._zod.def.type)) {
+      current = current._zod.def.innerType as AnySchema;
+    }
+  };
+  unwrap();
+  for (const key of keys) {
+    if (current === undefined) return undefined;
+    const def: Record<string, unknown> & { type: string } = current._zod.def;
+    if (def.type === "object") current = (def.shape as Record<string, AnySchema>)[String(key)];
+    else if (def.type === "record") current = def.valueType as AnySchema;
+    else return undefined;
+    unwrap();
+  }
+  return current;
+}
+
+/**
+ * The config's first problem as `key.path: what is wrong`. A misspelt key comes first, with a
+ * did-you-mean, since it usually causes the other problems (a misspelt \`graphs\` is also a
+ * missing one).
+ */
+function describeConfigIssue(error: z.ZodError): string {
+  const unknown = error.issues
+    .filter((issue) => issue.code === "unrecognized_keys")
+    .sort((first, second) => first.path.length - second.path.length)[0];
+  if (unknown?.code === "unrecognized_keys") {
+    const key = String(unknown.keys[0]);
+    const shape = schemaAt(configSchema as unknown as AnySchema, unknown.path)?._zod.def.shape as Record<string, unknown> | undefined;
+    const where = unknown.path.length === 0 ? "" : `${unknown.path.map(String).join(".")}: `;
+    return `${where}unknown key '${key}'${didYouMean(key, Object.keys(shape ?? {}))}`;
+  }
+  return describeFirstIssue(error);
 }

@@ -47,10 +47,10 @@ export class GraphNotFoundError extends ClientError {
   readonly status = 404;
   readonly code = "model_not_found";
   readonly model: string;
-  constructor(model: string) {
-    super(`The model '${model}' does not exist. List the available models with GET /models.`, {
-      param: "model",
-    });
+  /** `known`: the models served, named in the message with a did-you-mean when one is close. */
+  constructor(model: string, known: readonly string[] = [], suggestion = "") {
+    const list = known.length === 0 ? "" : ` The models here: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}.`;
+    super(`The model '${model}' does not exist${suggestion}.${list} GET /models lists them.`, { param: "model" });
     this.model = model;
   }
 }

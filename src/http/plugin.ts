@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, HTTPMethods } from "fastify";
-import { MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
+import secureJson from "secure-json-parse";
+import { InvalidRequestError, MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
 import type { ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
+import { jsonErrorPosition } from "../util/json-error-position.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import { resolveRequestId } from "./request-id.js";
 import { registerChatRoute } from "./routes/chat-completions.js";
@@ -35,6 +37,28 @@ export interface ChatServePluginOptions {
   requestLog: boolean;
   /** Receives the encapsulated instance, exposed as `ChatServe.openaiApp`. */
   onInstance: (instance: FastifyInstance) => void;
+}
+
+/**
+ * A request body as JSON, refusing `__proto__` and `constructor.prototype` keys as fastify
+ * does. A syntax error names where, as a line and column.
+ */
+function parseJsonBody(text: string): unknown {
+  if (text.trim() === "") throw new InvalidRequestError("The request body is empty; send a JSON object.");
+  try {
+    return secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/prototype/u.test(message)) {
+      throw new InvalidRequestError("The request body has a __proto__ or constructor.prototype key, which is refused.", { cause: error });
+    }
+    // V8 words it "Unexpected token '}', ...context... is not valid JSON" or "... in JSON at position N".
+    const reason = (/^Unexpected token '.*?'/u.exec(message)?.[0] ?? message.split("\n")[0]!).replace(/ in JSON at position \d+.*$/u, "");
+    const position = jsonErrorPosition(text);
+    const before = text.slice(0, position);
+    const where = ` (line ${before.split("\n").length}, column ${position - before.lastIndexOf("\n")})`;
+    throw new InvalidRequestError(`The request body is not valid JSON: ${reason}${where}.`, { cause: error });
+  }
 }
 
 /** Sends a ServeError in the OpenAI envelope, with the headers its condition calls for. */
@@ -71,6 +95,15 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   options.onInstance(app);
   // The API speaks JSON only; without this, fastify's text parser would accept text/plain.
   app.removeContentTypeParser("text/plain");
+  // Fastify's own JSON parser drops the parse error; a client deserves to know where it went wrong.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   app.decorateRequest("chatServeRequestId", "");
   // Only when something would be written: the abstract logger of an app without logging has no levels.
   const logRequests = options.requestLog && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("info") === true;

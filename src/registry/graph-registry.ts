@@ -110,10 +110,16 @@ export class GraphRegistry {
     this.#entries.set(modelId, { config: parsed });
   }
 
+  #notFound(name: string): GraphNotFoundError {
+    const known = this.getGraphNames();
+    // A did-you-mean only for names of a sensible length: the name comes from the request.
+    return new GraphNotFoundError(name, known, name.length <= 100 ? didYouMean(name, known).replace(/\?$/u, "") : "");
+  }
+
   /** The configuration of one model; throws `GraphNotFoundError` when it is not registered. */
   getGraph(name: string): GraphConfig {
     const entry = this.#entries.get(name);
-    if (entry === undefined) throw new GraphNotFoundError(name);
+    if (entry === undefined) throw this.#notFound(name);
     return entry.config;
   }
 
@@ -125,7 +131,7 @@ export class GraphRegistry {
   /** The compiled graph of a model. Factories run once; a failed factory is retried next time. */
   resolveGraph(name: string): Promise<ServableGraph> {
     const entry = this.#entries.get(name);
-    if (entry === undefined) return Promise.reject(new GraphNotFoundError(name));
+    if (entry === undefined) return Promise.reject(this.#notFound(name));
     if (entry.compiled === undefined) {
       entry.compiled = resolveGraphSource(name, entry.config.graph).then((graph) => {
         checkContextSchema({ model: name, ...entry.config }, graph);

@@ -1,15 +1,22 @@
-/** Edit distance (insertions, deletions, substitutions) between two short strings. */
+/**
+ * Edit distance between two short strings: insertions, deletions, substitutions, and two
+ * neighbouring letters swapped (the commonest typo) counted as one edit.
+ */
 function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, index) => index)];
   for (let row = 1; row <= a.length; row += 1) {
     const current = [row];
     for (let column = 1; column <= b.length; column += 1) {
-      const substitution = previous[column - 1]! + (a[row - 1] === b[column - 1] ? 0 : 1);
-      current.push(Math.min(previous[column]! + 1, current[column - 1]! + 1, substitution));
+      const cost = a[row - 1] === b[column - 1] ? 0 : 1;
+      let best = Math.min(rows[row - 1]![column]! + 1, current[column - 1]! + 1, rows[row - 1]![column - 1]! + cost);
+      if (row > 1 && column > 1 && a[row - 1] === b[column - 2] && a[row - 2] === b[column - 1]) {
+        best = Math.min(best, rows[row - 2]![column - 2]! + 1);
+      }
+      current.push(best);
     }
-    previous = current;
+    rows.push(current);
   }
-  return previous[b.length]!;
+  return rows[a.length]![b.length]!;
 }
 
 /**

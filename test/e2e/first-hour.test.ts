@@ -135,6 +135,15 @@ describe("the first hour", () => {
     }
   });
 
+  test("NO_COLOR turns colour off, even with FORCE_COLOR set", async () => {
+    const dir = project();
+    const colored = await runCli(["models"], { cwd: dir, env: { FORCE_COLOR: "1", NO_COLOR: "" } });
+    assert.ok(colored.stdout.includes("\u001b["), "FORCE_COLOR alone colours (so this test can fail)");
+    const plain = await runCli(["models"], { cwd: dir, env: { FORCE_COLOR: "1", NO_COLOR: "1" } });
+    assert.equal(plain.code, 0);
+    assert.ok(!plain.stdout.includes("\u001b["), plain.stdout);
+  });
+
   test("--help lists the environment variables", async () => {
     const help = await runCli(["--help"]);
     for (const name of ["PORT, HOST", "LOG_LEVEL", "SVC_CHAT_API_PREFIX", "SVC_ENABLE_TRACING", ".env"])

@@ -34,3 +34,37 @@ test("an API path without the prefix names the right URL", async () => {
   const elsewhere = (await app.inject({ method: "GET", url: "/favicon.ico" })).json();
   assert.match(elsewhere.error.message, /The API is under \/v1\./u);
 });
+
+test("an unknown model is named with a did-you-mean and the models that exist", async () => {
+  const response = await app.inject({
+    method: "POST",
+    url: "/v1/chat/completions",
+    payload: { model: "ehco", messages: [{ role: "user", content: "x" }] },
+  });
+  assert.equal(response.statusCode, 404);
+  const body = response.json();
+  assertMatchesOpenAI("ErrorResponse", body);
+  assert.equal(body.error.message, "The model 'ehco' does not exist; did you mean 'echo'. The models here: echo. GET /models lists them.");
+  const far = (await app.inject({ method: "GET", url: "/v1/models/zzzzzz" })).json();
+  assert.equal(far.error.message, "The model 'zzzzzz' does not exist. The models here: echo. GET /models lists them.");
+});
+
+test("a body that is not JSON says where it went wrong", async () => {
+  const response = await app.inject({
+    method: "POST",
+    url: "/v1/chat/completions",
+    headers: { "content-type": "application/json" },
+    payload: '{\n  "model": "echo",\n  "messages": [}\n}',
+  });
+  assert.equal(response.statusCode, 400);
+  const body = response.json();
+  assertMatchesOpenAI("ErrorResponse", body);
+  assert.match(body.error.message, /^The request body is not valid JSON: .+ \(line 3, column 16\)\.$/u);
+  const proto = await app.inject({
+    method: "POST",
+    url: "/v1/chat/completions",
+    headers: { "content-type": "application/json" },
+    payload: '{"model":"echo","messages":[{"role":"user","content":"x"}],"__proto__":{"polluted":true}}',
+  });
+  assert.equal(proto.statusCode, 400, "prototype keys are still refused");
+});

@@ -139,9 +139,24 @@ describe("config mistakes are one line naming the file and the key", () => {
     });
     assert.match(await configError(dir), /graphs\.echo\.graph: importing '\.\/bad\.ts' failed: OPENAI_API_KEY is not set/);
   });
-  test("a config file with a syntax error", async () => {
+  test("a config file with a syntax error names file:line:column and what is wrong", async () => {
     const dir = project({ "chat-serve.config.ts": `export default { graphs: {` });
-    assert.match(await configError(dir), /^chat-serve\.config\.ts: could not be loaded/);
+    assert.match(await configError(dir), /^chat-serve\.config\.ts:1:\d+: could not be loaded: \S/u);
+    const typo = project({
+      "chat-serve.config.ts": `export default {\n  graphs: { e: { graph: "./g.ts:graph" description: "x" } },\n};\n`,
+    });
+    assert.equal(await configError(typo), 'chat-serve.config.ts:2:40: could not be loaded: ParseError: Unexpected token, expected ","');
+    const json = project({ "chat-serve.config.json": `{\n  "graphs": { "e": { "graph": "./g.ts:graph", } }\n}` });
+    assert.equal(await configError(json), "chat-serve.config.json:2:47: could not be loaded: Expected double-quoted property name");
+  });
+
+  test("a misspelt key is named, with a did-you-mean, before what it causes", async () => {
+    const top = project({ "chat-serve.config.ts": `export default { grpahs: {} };` });
+    assert.equal(await configError(top), "chat-serve.config.ts: unknown key 'grpahs'; did you mean 'graphs'?");
+    const nested = project({
+      "chat-serve.config.ts": `export default { server: { prot: 1 }, graphs: { e: { graph: "./g.ts:graph", description: "x" } } };`,
+    });
+    assert.equal(await configError(nested), "chat-serve.config.ts: server: unknown key 'prot'; did you mean 'port'?");
   });
   test("no config file at all, and a --config that does not exist", async () => {
     const dir = project({ "README.md": "empty" });

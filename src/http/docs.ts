@@ -45,7 +45,8 @@ export async function registerDocs(app: FastifyInstance, prefix: string): Promis
       };
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
+  // indexPrefix: the page at {prefix}/docs (no trailing slash) links its assets with the mount prefix.
+  await app.register(swaggerUi, { routePrefix: "/docs", indexPrefix: prefix });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   app.get("/redoc", { schema: { hide: true } }, async (_request, reply) =>
     reply.type("text/html; charset=utf-8").send(redocPage(`${prefix}/openapi.json`)),

@@ -144,6 +144,28 @@ describe("the first hour", () => {
     assert.ok(!plain.stdout.includes("\u001b["), plain.stdout);
   });
 
+  test("the banner prints the version, the docs URL and a curl that works as pasted", async () => {
+    const dir = project();
+    const server = await startCli([], { cwd: dir, env: { SVC_CHAT_API_DOCS_ENABLED: "true" } });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const output = server.output();
+      assert.match(output, /version {2}chat-serve \d+\.\d+\.\d+/u);
+      const docs = /docs {5}(http:\/\/\S+)/u.exec(output)?.[1];
+      assert.equal(docs, `${server.baseURL}/docs`);
+      assert.equal((await fetch(docs!)).status, 200);
+      const curl = /try {6}(curl .+)$/mu.exec(output)?.[1];
+      assert.ok(curl, output);
+      const child = spawn("sh", ["-c", curl]);
+      let answer = "";
+      child.stdout.on("data", (data: Buffer) => (answer += data.toString()));
+      await once(child, "exit");
+      assert.equal(JSON.parse(answer).choices[0].message.content, "echo: hello");
+    } finally {
+      await server.stop();
+    }
+  });
+
   test("--help lists the environment variables", async () => {
     const help = await runCli(["--help"]);
     for (const name of ["PORT, HOST", "LOG_LEVEL", "SVC_CHAT_API_PREFIX", "SVC_ENABLE_TRACING", ".env"])

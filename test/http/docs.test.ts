@@ -47,3 +47,23 @@ test("SVC_CHAT_API_DOCS_ENABLED=true turns the docs on", async () => {
     delete process.env.SVC_CHAT_API_DOCS_ENABLED;
   }
 });
+
+test("the docs page loads every asset it names, with and without a trailing slash", async () => {
+  const app = await new ChatServe({ graphs: registry() }).bind({ docs: true });
+  await app.ready();
+  try {
+    for (const page of ["/v1/docs", "/v1/docs/"]) {
+      const html = await app.inject(page);
+      assert.equal(html.statusCode, 200, page);
+      const assets = [...html.body.matchAll(/(?:src|href)="([^"]+)"/gu)].map((match) => match[1]!);
+      assert.ok(assets.length >= 4, `${page} names its assets`);
+      for (const asset of assets) {
+        const url = new URL(asset, `http://host${page}`);
+        const response = await app.inject(url.pathname);
+        assert.equal(response.statusCode, 200, `${page} -> ${asset} (${url.pathname})`);
+      }
+    }
+  } finally {
+    await app.close();
+  }
+});

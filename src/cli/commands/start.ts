@@ -1,4 +1,6 @@
 import cluster from "node:cluster";
+import { createRequire } from "node:module";
+import { networkInterfaces } from "node:os";
 import chalk from "chalk";
 import { loadConfig } from "../../config/load-config.js";
 import { UserError } from "../../errors/catalogue.js";
@@ -58,6 +60,26 @@ function loggerOptions(flag: string | undefined) {
     level,
     transport: { target: "pino-pretty", options: { translateTime: "HH:MM:ss", ignore: "pid,hostname" } },
   };
+}
+
+/** The lines under `ready`: version, docs, the address on the network, and a request to paste. */
+function banner(options: { address: string; prefix: string; host: string; docs: boolean; firstModel: string | undefined }): string {
+  const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
+  const base = `${options.address}${options.prefix}`;
+  const lines = [`  ${chalk.dim("version")}  chat-serve ${version}`];
+  if (options.docs) lines.push(`  ${chalk.dim("docs")}     ${base}/docs`);
+  if (options.host === "0.0.0.0" || options.host === "::") {
+    const port = new URL(options.address).port;
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry !== undefined && entry.family === "IPv4" && !entry.internal);
+    if (external !== undefined) lines.push(`  ${chalk.dim("network")}  http://${external.address}:${port}${options.prefix}`);
+  }
+  if (options.firstModel !== undefined) {
+    const body = JSON.stringify({ model: options.firstModel, messages: [{ role: "user", content: "hello" }] });
+    lines.push(`  ${chalk.dim("try")}      curl ${base}/chat/completions -H 'content-type: application/json' -d '${body}'`);
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 /** A backend URL fit to print: any password replaced. */
@@ -176,7 +198,10 @@ export async function startCommand(options: StartOptions): Promise<void> {
     if (code === "EADDRNOTAVAIL") throw new UserError(`cannot listen on host '${host}'; pass --host`);
     throw error;
   }
-  if (!isWorker) process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
+  if (!isWorker) {
+    process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
+    process.stdout.write(banner({ address, prefix, host, docs: env.docsEnabled ?? server.docs, firstModel: registry.getGraphNames()[0] }));
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

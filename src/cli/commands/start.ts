@@ -10,6 +10,7 @@ import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { runPrimary } from "./cluster-primary.js";
+import { WATCHED_CHILD } from "./watch.js";
 
 export interface StartOptions {
   config?: string;
@@ -210,7 +211,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    if (!isWorker) {
+    if (!isWorker && process.env[WATCHED_CHILD] !== "1") {
       process.stdout.write(`${chalk.dim(`${signal}: letting open requests finish (at most ${SHUTDOWN_GRACE_MS / 1000}s)`)}\n`);
     }
     const grace = setTimeout(() => serve.abortRuns(), SHUTDOWN_GRACE_MS);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, watch } from "node:fs";
+import { existsSync, type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import chalk from "chalk";
@@ -10,6 +10,43 @@ const BIN = fileURLToPath(new URL("../../../bin/chat-serve.js", import.meta.url)
 const WATCHED = /\.(?:[cm]?ts|[cm]?js|json)$/u;
 const IGNORED = /(?:^|[/\\])(?:node_modules|\.git|dist|coverage)(?:[/\\]|$)/u;
 const DEBOUNCE_MS = 150;
+
+/** Set for a server that `--watch` runs, which it stops and starts on every change. */
+export const WATCHED_CHILD = "CHAT_SERVE_WATCHED_CHILD";
+
+/**
+ * Watches every folder of a tree, one watcher per folder, and the folders created later.
+ * Folders, not files: an editor's atomic save (write a temporary file, rename it over the
+ * original, as vim, sed -i and JetBrains do) replaces the file, and a watcher on the old file
+ * would go deaf; its folder sees every save. (Node 20's recursive watch on Linux watches files.)
+ */
+function watchTree(root: string, onChange: (relative: string) => void): Map<string, FSWatcher> {
+  const watchers = new Map<string, FSWatcher>();
+  const add = (folder: string) => {
+    if (watchers.has(folder) || IGNORED.test(path.relative(root, folder))) return;
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(folder, (_event, name) => {
+        if (name === null) return;
+        const full = path.join(folder, name);
+        if (existsSync(full) && statSync(full).isDirectory()) add(full);
+        onChange(path.relative(root, full));
+      });
+    } catch {
+      return;
+    }
+    watcher.on("error", () => {
+      watcher.close();
+      watchers.delete(folder);
+    });
+    watchers.set(folder, watcher);
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (entry.isDirectory()) add(path.join(folder, entry.name));
+    }
+  };
+  add(root);
+  return watchers;
+}
 
 /** The folder to watch: the config file's, where the graph modules usually live too. */
 function projectDir(configPath: string | undefined): string {
@@ -31,7 +68,8 @@ export async function watchCommand(startArgs: string[], configPath: string | und
   let restarting = Promise.resolve();
 
   const launch = () => {
-    child = spawn(process.execPath, [BIN, "start", ...startArgs], { stdio: "inherit" });
+    // The child is stopped on every change: its shutdown line would only repeat the restart's.
+    child = spawn(process.execPath, [BIN, "start", ...startArgs], { stdio: "inherit", env: { ...process.env, [WATCHED_CHILD]: "1" } });
     child.on("exit", (code, signal) => {
       if (signal === null && code !== 0) {
         process.stdout.write(
@@ -47,8 +85,8 @@ export async function watchCommand(startArgs: string[], configPath: string | und
     await exited;
   };
 
-  const watcher = watch(dir, { recursive: true }, (_event, filename) => {
-    if (filename === null || IGNORED.test(filename) || !WATCHED.test(filename)) return;
+  const onChange = (filename: string) => {
+    if (IGNORED.test(filename) || !WATCHED.test(filename)) return;
     changed.add(filename);
     clearTimeout(timer);
     timer = setTimeout(() => {
@@ -60,10 +98,10 @@ export async function watchCommand(startArgs: string[], configPath: string | und
         launch();
       });
     }, DEBOUNCE_MS);
-  });
-
+  };
+  const watchers = watchTree(dir, onChange);
   const shutdown = async () => {
-    watcher.close();
+    for (const watcher of watchers.values()) watcher.close();
     clearTimeout(timer);
     await stopChild();
     process.exit(0);

@@ -24,18 +24,26 @@ async function listFiles(dir: string, prefix = ""): Promise<string[]> {
   return files.sort();
 }
 
+/**
+ * Where the scaffolded project gets chat-serve from: this very copy when it runs from a
+ * checkout (a `file:` dependency, installed as a packed copy so the project's LangGraph is
+ * the one chat-serve uses), the registry's same version when it runs as an installed package.
+ */
+function chatServeSource(version: string): { range: string; fromCheckout: boolean; root: string } {
+  const root = path.dirname(PACKAGE_JSON);
+  const fromCheckout = !root.split(path.sep).includes("node_modules");
+  return { range: fromCheckout ? `file:${root}` : `^${version}`, fromCheckout, root };
+}
+
 /** The dependency ranges the scaffolded package.json gets: this chat-serve and what it was built with. */
-async function versionRanges(): Promise<Record<string, string>> {
+async function versionRanges(): Promise<{ ranges: Record<string, string>; source: ReturnType<typeof chatServeSource> }> {
   const own = JSON.parse(await readFile(PACKAGE_JSON, "utf8")) as {
     version: string;
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
   };
-  return {
-    ...own.devDependencies,
-    zod: own.dependencies.zod ?? "*",
-    "chat-serve": `^${own.version}`,
-  };
+  const source = chatServeSource(own.version);
+  return { ranges: { ...own.devDependencies, zod: own.dependencies.zod ?? "*", "chat-serve": source.range }, source };
 }
 
 export interface ScaffoldResult {
@@ -64,7 +72,7 @@ export async function scaffold(dir: string, template: string, force: boolean): P
       .basename(path.resolve(dir))
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/gu, "-") || "chat-serve-app";
-  const ranges = await versionRanges();
+  const { ranges, source: chatServe } = await versionRanges();
   const result: ScaffoldResult = { dir, written: [], overwritten: [] };
   for (const file of await listFiles(source)) {
     const target = path.join(path.dirname(file), RENAMED[path.basename(file)] ?? path.basename(file));
@@ -80,11 +88,24 @@ export async function scaffold(dir: string, template: string, force: boolean): P
       }
       await writeFile(destination, `${JSON.stringify(manifest, null, 2)}\n`);
     } else if (file === "README.md") {
-      await writeFile(destination, (await readFile(path.join(source, file), "utf8")).replaceAll("{{name}}", name));
+      const origin = chatServe.fromCheckout
+        ? `This project gets chat-serve from the checkout at \`${chatServe.root}\` (a \`file:\` dependency; \`.npmrc\` installs it as a packed copy). Rebuild that checkout (\`npm run build\` there) and run \`npm install\` here to pick up its changes; to use the published package instead, set \`"chat-serve"\` in package.json to a version range.`
+        : `This project gets chat-serve from the npm registry (\`${chatServe.range}\`). To use a local checkout or a packed tarball instead, run \`npm install /path/to/chat-serve\` or \`npm install ./chat-serve-x.y.z.tgz\`.`;
+      const readme = (await readFile(path.join(source, file), "utf8"))
+        .replaceAll("{{name}}", name)
+        .replaceAll("{{chat-serve-source}}", origin);
+      await writeFile(destination, readme);
     } else {
       await copyFile(path.join(source, file), destination);
     }
     result.written.push(target);
+  }
+  if (chatServe.fromCheckout) {
+    // A linked checkout would bring its own copies of LangGraph and LangChain; a packed copy shares the project's.
+    const npmrc = path.join(dir, ".npmrc");
+    if (existsSync(npmrc)) result.overwritten.push(".npmrc");
+    await writeFile(npmrc, "install-links=true\n");
+    result.written.push(".npmrc");
   }
   return result;
 }

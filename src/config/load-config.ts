@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 import { cosmiconfig, type Loader } from "cosmiconfig";
 import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
@@ -77,7 +78,8 @@ export async function loadConfig(options: { configPath?: string; cwd?: string } 
  * and JSON errors a position in the file.
  */
 function loadFailure(error: unknown, filepath: string, displayPath: string): string {
-  const message = error instanceof Error ? error.message : String(error);
+  // The loader's code frame may be coloured; the line printed here never is.
+  const message = stripVTControlCharacters(error instanceof Error ? error.message : String(error));
   const location = /:(\d+):(\d+)\s*$/mu.exec(message);
   const reason = message
     .split("\n")

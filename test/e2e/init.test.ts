@@ -39,14 +39,15 @@ describe("chat-serve init", () => {
     assert.equal(existsSync(path.join(project, "_gitignore")), false);
     const manifest = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8"));
     assert.equal(manifest.name, "my-assistant");
-    assert.match(manifest.dependencies["chat-serve"], /^\^\d+\.\d+\.\d+$/);
+    // Run from this checkout: the project depends on it, so it installs with no registry entry for chat-serve.
+    assert.equal(manifest.dependencies["chat-serve"], `file:${REPO_ROOT.replace(/\/$/u, "")}`);
+    assert.equal(readFileSync(path.join(project, ".npmrc"), "utf8"), "install-links=true\n");
+    assert.match(readFileSync(path.join(project, "README.md"), "utf8"), /gets chat-serve from the checkout at/u);
     assert.match(manifest.dependencies["@langchain/langgraph"], /^\^1\./);
     assert.match(readFileSync(path.join(project, "README.md"), "utf8"), /^# my-assistant/);
 
-    // Install this checkout as users get it (a packed tarball), with the template's own dependencies.
-    const { stdout: packed } = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", root], { cwd: REPO_ROOT });
-    const tarball = path.join(root, packed.trim().split("\n").at(-1)!);
-    await run("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: project, timeout: 240_000 });
+    // The project's own README command, as a newcomer runs it.
+    await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: project, timeout: 240_000 });
 
     // The generated project's runner must not think it runs inside this test file's runner.
     const { NODE_TEST_CONTEXT: _inner, ...env } = process.env;

@@ -29,6 +29,7 @@ function startWatching(dir: string) {
     }
   };
   const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
     const exited = once(child, "exit");
     child.kill("SIGTERM");
     const [code] = await exited;

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, type FSWatcher, readdirSync, statSync, watch } from "node:fs";
+import { type Dirent, existsSync, type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import chalk from "chalk";
@@ -29,7 +29,8 @@ function watchTree(root: string, onChange: (relative: string) => void): Map<stri
       watcher = watch(folder, (_event, name) => {
         if (name === null) return;
         const full = path.join(folder, name);
-        if (existsSync(full) && statSync(full).isDirectory()) add(full);
+        // The entry may be gone already (an editor's temporary file, renamed away).
+        if (statSync(full, { throwIfNoEntry: false })?.isDirectory() === true) add(full);
         onChange(path.relative(root, full));
       });
     } catch {
@@ -40,7 +41,13 @@ function watchTree(root: string, onChange: (relative: string) => void): Map<stri
       watchers.delete(folder);
     });
     watchers.set(folder, watcher);
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      // Removed while being added: its parent's watcher reports it.
+    }
+    for (const entry of entries) {
       if (entry.isDirectory()) add(path.join(folder, entry.name));
     }
   };
@@ -106,6 +113,10 @@ export async function watchCommand(startArgs: string[], configPath: string | und
     await stopChild();
     process.exit(0);
   };
+  // The server never outlives its watcher, however the watcher ends.
+  process.on("exit", () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  });
   process.on("SIGINT", () => void shutdown());
   process.on("SIGTERM", () => void shutdown());
   process.stdout.write(`${chalk.dim(`watching ${dir} for changes`)}\n`);

@@ -3,14 +3,33 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { chatCompletionRequestSchema, messageSchemaByRole } from "../wire/request.js";
+import { createResponseSchema } from "../wire/responses-request.js";
 
-/** Documentation only: requests are validated by the route with the same zod schemas. */
-function chatRequestDocument() {
-  return z.toJSONSchema(chatCompletionRequestSchema.extend({ messages: z.array(z.union(Object.values(messageSchemaByRole))).min(1) }), {
-    io: "input",
-    target: "openapi-3.0",
-    unrepresentable: "any",
-  });
+/**
+ * The models as an enum with the first as the example, so "Try it out" sends a real model,
+ * never `"model": "string"`.
+ */
+function withModels(document: Record<string, unknown>, models: readonly string[], example: Record<string, unknown>) {
+  const properties = document.properties as Record<string, Record<string, unknown>>;
+  properties.model = { ...properties.model, enum: [...models], example: models[0] };
+  return { ...document, example };
+}
+
+/** Documentation only: requests are validated by the routes with the same zod schemas. */
+function chatRequestDocument(models: readonly string[]) {
+  const document = z.toJSONSchema(
+    chatCompletionRequestSchema.extend({ messages: z.array(z.union(Object.values(messageSchemaByRole))).min(1) }),
+    { io: "input", target: "openapi-3.0", unrepresentable: "any" },
+  ) as Record<string, unknown>;
+  return withModels(document, models, { model: models[0], messages: [{ role: "user", content: "hello there" }] });
+}
+
+function responsesRequestDocument(models: readonly string[]) {
+  const document = z.toJSONSchema(createResponseSchema, { io: "input", target: "openapi-3.0", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return withModels(document, models, { model: models[0], input: "hello there" });
 }
 
 function redocPage(specUrl: string): string {
@@ -25,11 +44,12 @@ function redocPage(specUrl: string): string {
  * `{prefix}/docs`, `{prefix}/redoc` and `{prefix}/openapi.json`, describing the mounted app
  * only: the plugins are registered inside its encapsulated context.
  */
-export async function registerDocs(app: FastifyInstance, prefix: string): Promise<void> {
-  const requestBody = chatRequestDocument();
+export async function registerDocs(app: FastifyInstance, prefix: string, models: readonly string[]): Promise<void> {
+  const chatBody = chatRequestDocument(models);
+  const responsesBody = responsesRequestDocument(models);
   await app.register(swagger, {
     openapi: {
-      info: { title: "chat-serve", description: "LangGraph graphs served as chat-completions models", version: "1" },
+      info: { title: "chat-serve", description: "LangGraph graphs served as OpenAI-compatible models", version: "1" },
       servers: [{ url: prefix === "" ? "/" : prefix }],
     },
     transform: ({ schema, url, route }) => {
@@ -39,10 +59,9 @@ export async function registerDocs(app: FastifyInstance, prefix: string): Promis
         const params = { type: "object", properties: { model: { type: "string" } }, required: ["model"] };
         return { schema: { ...schema, params }, url: "/models/:model" };
       }
-      return {
-        schema: route.method === "POST" && local === "/chat/completions" ? { ...schema, body: requestBody } : schema,
-        url: local,
-      };
+      const body =
+        route.method !== "POST" ? undefined : local === "/chat/completions" ? chatBody : local === "/responses" ? responsesBody : undefined;
+      return { schema: body === undefined ? schema : { ...schema, body }, url: local };
     },
   });
   // indexPrefix: the page at {prefix}/docs (no trailing slash) links its assets with the mount prefix.

@@ -140,7 +140,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url)));
 
   // The docs plugins load only when docs are on.
-  if (options.docs) await (await import("./docs.js")).registerDocs(app, options.prefix);
+  if (options.docs) await (await import("./docs.js")).registerDocs(app, options.prefix, options.registry.getGraphNames());
   const created = Math.floor(Date.now() / 1000);
   registerModelRoutes(app, options.registry, created);
   registerChatRoute(app, options);

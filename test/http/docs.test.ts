@@ -67,3 +67,20 @@ test("the docs page loads every asset it names, with and without a trailing slas
     await app.close();
   }
 });
+
+test("the documented request bodies offer the real models, with a working example", async () => {
+  const app = await new ChatServe({ graphs: registry() }).bind({ docs: true });
+  await app.ready();
+  try {
+    const spec = (await app.inject("/v1/openapi.json")).json();
+    for (const path of ["/chat/completions", "/responses"]) {
+      const body = spec.paths[path].post.requestBody.content["application/json"].schema;
+      assert.deepEqual(body.properties.model.enum, ["echo"], path);
+      assert.equal(body.example.model, "echo");
+      const sent = await app.inject({ method: "POST", url: `/v1${path}`, payload: body.example });
+      assert.equal(sent.statusCode, 200, `${path}: the example works as sent (${sent.body})`);
+    }
+  } finally {
+    await app.close();
+  }
+});

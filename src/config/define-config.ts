@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { CheckpointScope } from "../http/run-request.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 
 /** `"./path/to/module.ts:exportName"`, or a path alone for the default export. */
 export type ModuleReference = string;
@@ -69,7 +70,7 @@ export const configSchema = z.strictObject({
       keepAliveTimeoutMs: z.int().min(1_000).default(72_000),
     })
     .prefault({}),
-  backendTimeoutMs: z.int().min(100).max(600_000).default(2_000),
+  backendTimeoutMs: z.int().min(100).max(600_000).default(DEFAULT_BACKEND_TIMEOUT_MS),
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
   coordinator: coordinatorSchema.default({ kind: "memory" }),
   checkpointScope: valueOrReference("a function").optional(),

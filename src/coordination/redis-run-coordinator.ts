@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { once as onceEvent } from "node:events";
 import { Redis, type RedisOptions } from "ioredis";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { once, type RunCoordinator, type RunLease } from "./run-coordinator.js";
 
 // Renew and release only while the key still holds our token, atomically.
@@ -37,7 +38,7 @@ export class RedisRunCoordinator implements RunCoordinator {
 
   constructor(options: RedisRunCoordinatorOptions) {
     this.#ttlMs = options.leaseTtlMs ?? 30_000;
-    this.#timeoutMs = options.timeoutMs ?? 2_000;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
     this.#prefix = options.keyPrefix ?? "chat-serve:lease:";
     if (options.redis !== undefined) {
       this.#redis = options.redis;

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { UnknownUrlError } from "../errors/catalogue.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
-import { DEFAULT_BACKEND_TIMEOUT_MS } from "../runs/prepare-run.js";
 import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
 import { chatServePlugin, sendServeError } from "./plugin.js";

@@ -24,11 +24,6 @@ export function toServeError(error: unknown, context: { bodyLimit?: number; cont
       return new RequestTooLargeError(context.bodyLimit ?? 0);
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new UnsupportedMediaTypeError(context.contentType);
-    case "FST_ERR_CTP_INVALID_JSON_BODY":
-    case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return new InvalidRequestError("The request body is not valid JSON. Send a JSON object with the chat-completions fields.", {
-        cause: error,
-      });
     default:
       break;
   }

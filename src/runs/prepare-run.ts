@@ -6,6 +6,7 @@ import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ServableGraph } from "../registry/servable-graph.js";
 import { resolveRuntimeContext } from "../settings/runtime-context.js";
 import { anySignal } from "../util/any-signal.js";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { type InterruptRun, prepareInterruptRun } from "./interrupts/interrupt-run.js";
 import type { ResumeAnswer } from "./interrupts/resume-request.js";
@@ -42,8 +43,6 @@ export interface RunRequestContext {
   /** A resume that names its run directly rather than by replaying the calls. */
   resumeOf?: { runId: string; answers: ResumeAnswer[] };
 }
-
-export const DEFAULT_BACKEND_TIMEOUT_MS = 2_000;
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
 const STREAM_EVENTS_VERSION = "v1";

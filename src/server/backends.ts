@@ -8,6 +8,7 @@ import { createPostgresPool } from "../coordination/postgres-pool.js";
 import { PostgresRunCoordinator } from "../coordination/postgres-run-coordinator.js";
 import { RedisRunCoordinator } from "../coordination/redis-run-coordinator.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 
 // Serializes schema setup of several processes starting at once against one database.
 const SETUP_LOCK_ID = "7318295102845663001";
@@ -44,7 +45,7 @@ export async function backendsFromConfig(
   config: Pick<ParsedConfig, "checkpointer" | "coordinator">,
   options: BackendOptions = {},
 ): Promise<Backends> {
-  const timeoutMs = options.timeoutMs ?? 2_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
   const report = options.onConnectionError ?? (() => {});
   const closers: (() => Promise<void>)[] = [];
   let checkpointer: unknown;

@@ -1,5 +1,8 @@
 import { DeadlineExceededError } from "../errors/catalogue.js";
 
+/** The default deadline of a backend call (`backendTimeoutMs`). */
+export const DEFAULT_BACKEND_TIMEOUT_MS = 2_000;
+
 /**
  * Settles with the operation, or rejects with `DeadlineExceededError` once `timeoutMs` has
  * passed, whichever comes first. The timer is cleared on both paths. The operation itself

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { after, describe, test } from "node:test";
-import { BIN, runCli, startCli } from "../helpers/cli.js";
+import { runCli, startCli } from "../helpers/cli.js";
 import { freePort } from "../helpers/private-redis.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
@@ -19,28 +19,9 @@ function project(extra: Record<string, string> = {}, graphs = `{ echo: { graph: 
 
 /** Runs `chat-serve start` with no --port and returns the URL it says it is ready on. */
 async function startWithout(dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, [BIN, "start", ...args], { cwd: dir, env: { ...process.env, NO_COLOR: "1", ...env } });
-  let output = "";
-  try {
-    return await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ready line:\n${output}`)), 20_000);
-      const onData = (data: Buffer) => {
-        output += data.toString();
-        const match = /ready (http:\/\/\S+)/u.exec(output);
-        if (match?.[1]) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      };
-      child.stdout.on("data", onData);
-      child.stderr.on("data", onData);
-      child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-    });
-  } finally {
-    const exited = once(child, "exit");
-    child.kill("SIGTERM");
-    await exited;
-  }
+  const server = await startCli(args, { cwd: dir, env, ownPort: true });
+  await server.stop();
+  return server.baseURL;
 }
 
 describe("the first hour", () => {

@@ -33,9 +33,15 @@ export interface RunningServer {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
-/** Starts `chat-serve start` and waits for its `ready` line. */
-export async function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningServer> {
-  const child = spawn(process.execPath, [BIN, "start", "--port", "0", ...args], {
+/**
+ * Starts `chat-serve start` and waits for its `ready` line. On a free port (`--port 0`)
+ * unless `ownPort` leaves the port to the config, the environment or `args`.
+ */
+export async function startCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; ownPort?: boolean } = {},
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [BIN, "start", ...(options.ownPort === true ? [] : ["--port", "0"]), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", ...options.env },
   });

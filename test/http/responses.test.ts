@@ -5,12 +5,11 @@ import OpenAI from "openai";
 import { graph as approvalGraph } from "../../demo/graphs/approval.js";
 import { graph as echoGraph } from "../../demo/graphs/echo.js";
 import { graph as plainGraph } from "../../demo/graphs/plain.js";
-import { ResearchSettings, graph as researchGraph } from "../../demo/graphs/research.js";
 import { graph as toolsGraph } from "../../demo/graphs/tools.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
-import { type AbortProbe, failingGraph, slowGraph } from "../fixtures/graphs.js";
+import { type AbortProbe, failingGraph, researchEntry, slowGraph } from "../fixtures/graphs.js";
 import { eventually } from "../helpers/eventually.js";
 import { assertMatchesResponses } from "../helpers/openai-schema.js";
 
@@ -23,13 +22,7 @@ before(async () => {
   const registry = new GraphRegistry(
     {
       echo: { graph: echoGraph, description: "Echo", streamableNodeNames: ["respond"] },
-      research: {
-        graph: researchGraph,
-        description: "Research",
-        streamableNodeNames: ["answer"],
-        features: ["CLIENT_EVENTS"],
-        clientSettings: ResearchSettings,
-      },
+      research: researchEntry(),
       approval: { graph: approvalGraph, description: "Approval", features: ["INTERRUPTS"] },
       tools: { graph: toolsGraph, description: "Tools", streamableNodeNames: ["agent"] },
       plain: { graph: plainGraph, description: "Plain" },
@@ -44,6 +37,15 @@ before(async () => {
   client = new OpenAI({ baseURL: `${origin}/v1`, apiKey: "x", maxRetries: 0 });
 });
 after(() => close());
+
+/** The input that replays the question and a function call, with the call's output. */
+function answerInput(question: string, call: { call_id: string; name: string; arguments: string }, output: string) {
+  return [
+    { role: "user" as const, content: question },
+    { type: "function_call" as const, call_id: call.call_id, name: call.name, arguments: call.arguments },
+    { type: "function_call_output" as const, call_id: call.call_id, output },
+  ];
+}
 
 /** Posts a Responses body and returns the raw stream events, each validated against the schema. */
 // Stream events are checked against the schema, then read freely.
@@ -130,11 +132,7 @@ describe("POST /responses with the openai SDK", () => {
     assert.deepEqual(JSON.parse(call.arguments), { city: "Oslo" });
     const second = await client.responses.create({
       model: "tools",
-      input: [
-        { role: "user", content: "What is the weather in Oslo?" },
-        { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
-        { type: "function_call_output", call_id: call.call_id, output: "sunny, 21 C" },
-      ],
+      input: answerInput("What is the weather in Oslo?", call, "sunny, 21 C"),
     });
     assert.equal(second.output_text, "The weather tool says: sunny, 21 C");
   });
@@ -338,11 +336,7 @@ describe("interrupts over the Responses API", () => {
 
     const done = await client.responses.create({
       model: "approval",
-      input: [
-        { role: "user", content: "deploy the release" },
-        { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
-        { type: "function_call_output", call_id: call.call_id, output: "approve" },
-      ],
+      input: answerInput("deploy the release", call, "approve"),
     });
     assert.equal(done.output_text, "Approved: going ahead with deploy the release.");
 
@@ -350,11 +344,7 @@ describe("interrupts over the Responses API", () => {
     await assert.rejects(
       client.responses.create({
         model: "approval",
-        input: [
-          { role: "user", content: "deploy the release" },
-          { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
-          { type: "function_call_output", call_id: call.call_id, output: "approve" },
-        ],
+        input: answerInput("deploy the release", call, "approve"),
       }),
       (error: InstanceType<typeof OpenAI.APIError>) => error.status === 409 && error.code === "interrupt_state_conflict",
     );

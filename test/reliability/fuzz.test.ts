@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { FastifyInstance } from "fastify";
-import { ResearchSettings, graph as researchGraph } from "../../demo/graphs/research.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
-import { echoGraph } from "../fixtures/graphs.js";
+import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { fuzzCase, generator, responsesFuzzCase } from "../helpers/fuzz-bodies.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
@@ -21,13 +20,7 @@ before(async () => {
   const registry = new GraphRegistry(
     {
       echo: { graph: echoGraph(), description: "Echo", streamableNodeNames: ["respond"] },
-      research: {
-        graph: researchGraph,
-        description: "Research",
-        streamableNodeNames: ["answer"],
-        features: ["CLIENT_EVENTS"],
-        clientSettings: ResearchSettings,
-      },
+      research: researchEntry(),
       counter: { graph: counterGraph({ before: 0, after: 0 }), description: "Interrupts", features: ["INTERRUPTS"] },
     },
     { runCoordinator: new InMemoryRunCoordinator() },

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,19 +24,55 @@ async function listFiles(dir: string, prefix = ""): Promise<string[]> {
   return files.sort();
 }
 
+/** Where the scaffolded project gets chat-serve from. */
+type ChatServeSource =
+  /** This copy runs from a checkout (or a packed copy of one): a `file:` dependency on it. */
+  | { kind: "checkout"; range: string; root: string }
+  /** Installed from a tarball: the tarball is copied into the project and depended on. */
+  | { kind: "tarball"; range: string; tarball: string; fileName: string }
+  /** Installed from the registry: the same version from there. */
+  | { kind: "registry"; range: string };
+
 /**
- * Where the scaffolded project gets chat-serve from: this very copy when it runs from a
- * checkout (a `file:` dependency, installed as a packed copy so the project's LangGraph is
- * the one chat-serve uses), the registry's same version when it runs as an installed package.
+ * How the copy of chat-serve that runs was installed, from the lockfile npm wrote beside it
+ * (`node_modules/.package-lock.json`, also written by npx): a `resolved` of `file:….tgz` is a
+ * tarball, `file:<folder>` a checkout, anything else the registry.
  */
-function chatServeSource(version: string): { range: string; fromCheckout: boolean; root: string } {
+function installedFrom(root: string): string | undefined {
+  const parts = root.split(path.sep);
+  const last = parts.lastIndexOf("node_modules");
+  const installRoot = parts.slice(0, last).join(path.sep) || path.sep;
+  const key = parts.slice(last).join("/");
+  for (const lockfile of [path.join(installRoot, "node_modules", ".package-lock.json"), path.join(installRoot, "package-lock.json")]) {
+    try {
+      const lock = JSON.parse(readFileSync(lockfile, "utf8")) as { packages?: Record<string, { resolved?: string }> };
+      const resolved = lock.packages?.[key]?.resolved;
+      if (resolved === undefined) continue;
+      return resolved.startsWith("file:") ? `file:${path.resolve(installRoot, resolved.slice("file:".length))}` : resolved;
+    } catch {
+      // No lockfile there, or not one npm wrote: try the next.
+    }
+  }
+  return undefined;
+}
+
+function chatServeSource(version: string): ChatServeSource {
   const root = path.dirname(PACKAGE_JSON);
-  const fromCheckout = !root.split(path.sep).includes("node_modules");
-  return { range: fromCheckout ? `file:${root}` : `^${version}`, fromCheckout, root };
+  if (!root.split(path.sep).includes("node_modules")) return { kind: "checkout", range: `file:${root}`, root };
+  const resolved = installedFrom(root);
+  if (resolved?.startsWith("file:")) {
+    const target = resolved.slice("file:".length);
+    if (/\.(tgz|tar\.gz)$/u.test(target) && existsSync(target)) {
+      const fileName = `chat-serve-${version}.tgz`;
+      return { kind: "tarball", range: `file:${fileName}`, tarball: target, fileName };
+    }
+    if (existsSync(path.join(target, "package.json"))) return { kind: "checkout", range: `file:${target}`, root: target };
+  }
+  return { kind: "registry", range: `^${version}` };
 }
 
 /** The dependency ranges the scaffolded package.json gets: this chat-serve and what it was built with. */
-async function versionRanges(): Promise<{ ranges: Record<string, string>; source: ReturnType<typeof chatServeSource> }> {
+async function versionRanges(): Promise<{ ranges: Record<string, string>; source: ChatServeSource }> {
   const own = JSON.parse(await readFile(PACKAGE_JSON, "utf8")) as {
     version: string;
     dependencies: Record<string, string>;
@@ -44,6 +80,18 @@ async function versionRanges(): Promise<{ ranges: Record<string, string>; source
   };
   const source = chatServeSource(own.version);
   return { ranges: { ...own.devDependencies, zod: own.dependencies.zod ?? "*", "chat-serve": source.range }, source };
+}
+
+/** The README's sentence on where chat-serve comes from, and how to change it. */
+function originText(source: ChatServeSource): string {
+  switch (source.kind) {
+    case "checkout":
+      return `This project gets chat-serve from the checkout at \`${source.root}\` (a \`file:\` dependency; \`.npmrc\` installs it as a packed copy). Rebuild that checkout (\`npm run build\` there) and run \`npm install\` here to pick up its changes; to use the published package instead, set \`"chat-serve"\` in package.json to a version range.`;
+    case "tarball":
+      return `This project gets chat-serve from \`${source.fileName}\`, a packed copy kept in this folder (copied from \`${source.tarball}\`). To upgrade, replace that file and run \`npm install\`; to use the published package instead, set \`"chat-serve"\` in package.json to a version range and delete the file.`;
+    case "registry":
+      return `This project gets chat-serve from the npm registry (\`${source.range}\`). To use a local checkout or a packed tarball instead, run \`npm install /path/to/chat-serve\` or \`npm install ./chat-serve-x.y.z.tgz\`.`;
+  }
 }
 
 export interface ScaffoldResult {
@@ -88,19 +136,22 @@ export async function scaffold(dir: string, template: string, force: boolean): P
       }
       await writeFile(destination, `${JSON.stringify(manifest, null, 2)}\n`);
     } else if (file === "README.md") {
-      const origin = chatServe.fromCheckout
-        ? `This project gets chat-serve from the checkout at \`${chatServe.root}\` (a \`file:\` dependency; \`.npmrc\` installs it as a packed copy). Rebuild that checkout (\`npm run build\` there) and run \`npm install\` here to pick up its changes; to use the published package instead, set \`"chat-serve"\` in package.json to a version range.`
-        : `This project gets chat-serve from the npm registry (\`${chatServe.range}\`). To use a local checkout or a packed tarball instead, run \`npm install /path/to/chat-serve\` or \`npm install ./chat-serve-x.y.z.tgz\`.`;
       const readme = (await readFile(path.join(source, file), "utf8"))
         .replaceAll("{{name}}", name)
-        .replaceAll("{{chat-serve-source}}", origin);
+        .replaceAll("{{chat-serve-source}}", originText(chatServe));
       await writeFile(destination, readme);
     } else {
       await copyFile(path.join(source, file), destination);
     }
     result.written.push(target);
   }
-  if (chatServe.fromCheckout) {
+  if (chatServe.kind === "tarball") {
+    const destination = path.join(dir, chatServe.fileName);
+    if (existsSync(destination)) result.overwritten.push(chatServe.fileName);
+    await copyFile(chatServe.tarball, destination);
+    result.written.push(chatServe.fileName);
+  }
+  if (chatServe.kind === "checkout") {
     // A linked checkout would bring its own copies of LangGraph and LangChain; a packed copy shares the project's.
     const npmrc = path.join(dir, ".npmrc");
     if (existsSync(npmrc)) result.overwritten.push(".npmrc");

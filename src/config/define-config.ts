@@ -64,6 +64,7 @@ export const configSchema = z.strictObject({
       port: z.int().min(0).max(65_535).default(8000),
       prefix: z.string().default("/v1"),
       docs: z.boolean().default(false),
+      playground: z.boolean().optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
       requestTimeoutMs: z.int().min(1_000).default(60_000),
@@ -102,6 +103,11 @@ export interface ChatServeConfig {
     port?: number;
     prefix?: string;
     docs?: boolean;
+    /**
+     * Serve the playground page at `{prefix}/playground`. Default: on when `chat-serve start`
+     * listens on a loopback host (127.0.0.1, localhost, ::1), off otherwise.
+     */
+    playground?: boolean;
     bodyLimit?: number;
     /** How long a client may take to send its request headers. Default 20 s. */
     headersTimeoutMs?: number;

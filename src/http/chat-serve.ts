@@ -14,16 +14,40 @@ import { RunTracker } from "./run-tracker.js";
 // API paths a client may ask for without the prefix, when its base URL lacks it.
 const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
 
+function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+}
+
 /**
- * On an app chat-serve created: `GET /` says where the API is, and a request for an API path
- * without the prefix (a base URL missing `/v1`) is told the right URL.
+ * On an app chat-serve created: `GET /` says where the API, the playground and the docs are
+ * (a page for a browser, JSON for anything else), and a request for an API path without the
+ * prefix (a base URL missing `/v1`) is told the right URL.
  */
-function registerRootPointers(app: FastifyInstance, prefix: string): void {
-  app.get("/", async () => ({
-    object: "chat-serve",
-    message: `chat-serve is running. The OpenAI-compatible API is under ${prefix || "/"}: list the models with GET ${prefix}/models.`,
+function registerRootPointers(app: FastifyInstance, options: { prefix: string; docs: boolean; playground: boolean }): void {
+  const { prefix } = options;
+  const links = {
     api: prefix || "/",
-  }));
+    models: `${prefix}/models`,
+    ...(options.playground ? { playground: `${prefix}/playground` } : {}),
+    ...(options.docs ? { docs: `${prefix}/docs` } : {}),
+  };
+  const where = options.playground ? ` Try the models in a browser at ${links.playground}.` : "";
+  const message = `chat-serve is running. The OpenAI-compatible API is under ${links.api}: list the models with GET ${links.models}.${where}`;
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>chat-serve</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; line-height: 1.5">
+<h1>chat-serve is running</h1>
+<ul>
+${options.playground ? `<li><a href="${escapeHtml(links.playground!)}">Playground</a>: chat with the models in this browser</li>\n` : ""}<li>OpenAI-compatible API: base URL <code>${escapeHtml(links.api)}</code> (<a href="${escapeHtml(links.models)}">the models</a>)</li>
+${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` : ""}</ul>
+</body></html>`;
+  app.get("/", async (request, reply) => {
+    // A browser asks for HTML first; clients and curl get JSON.
+    if (/^text\/html\b/u.test(request.headers.accept ?? "")) {
+      return reply.type("text/html; charset=utf-8").send(page);
+    }
+    return { object: "chat-serve", message, ...links };
+  });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
     const hint = API_PATHS.test(path)
@@ -119,6 +143,8 @@ export interface BindOptions {
   prefix?: string;
   /** Serve `/docs`, `/redoc`, `/openapi.json`; default `SVC_CHAT_API_DOCS_ENABLED` or false. */
   docs?: boolean;
+  /** Serve the playground page at `{prefix}/playground`; default false. */
+  playground?: boolean;
 }
 
 /**
@@ -162,10 +188,12 @@ export class ChatServe {
       this.#tracing = tracing;
       this.app.addHook("onClose", () => tracing.shutdown());
     }
+    const docs = options.docs ?? env.docsEnabled ?? false;
+    const playground = options.playground ?? false;
     if (this.#ownsApp) {
       // Load balancers and the client guides probe /health without the prefix.
       this.app.get("/health", async () => ({ status: "ok" }));
-      registerRootPointers(this.app, prefix);
+      registerRootPointers(this.app, { prefix, docs, playground });
     }
     await this.app.register(chatServePlugin, {
       prefix,
@@ -177,7 +205,8 @@ export class ChatServe {
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
       backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
       requestLog: this.#options.requestLog ?? true,
-      docs: options.docs ?? env.docsEnabled ?? false,
+      docs,
+      playground,
       readinessChecks: [
         { name: "graphs", check: () => this.registry.validateAll() },
         ...coordinatorChecks(this.registry),

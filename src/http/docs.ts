@@ -1,3 +1,5 @@
+import { createReadStream } from "node:fs";
+import { createRequire } from "node:module";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
@@ -32,12 +34,45 @@ function responsesRequestDocument(models: readonly string[]) {
   return withModels(document, models, { model: models[0], input: "hello there" });
 }
 
-function redocPage(specUrl: string): string {
+/** Redoc's self-contained bundle, when the optional `redoc` package is installed. */
+function redocBundle(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Everything from this server: the bundle's one remote asset, a logo on a CDN, is refused
+ * (the page hides it). Redoc styles with injected <style> tags and searches in a blob worker.
+ */
+const REDOC_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "worker-src 'self' blob:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+].join("; ");
+
+function redocPage(prefix: string): string {
   return `<!doctype html>
-<html><head><meta charset="utf-8"><title>chat-serve API</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><redoc spec-url="${specUrl}"></redoc>
-<script src="https://cdn.redoc.ly/redoc/latest/bundles/redoc.standalone.js"></script></body></html>`;
+<html lang="en"><head><meta charset="utf-8"><title>chat-serve API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"></head>
+<body><redoc spec-url="${prefix}/openapi.json"></redoc>
+<script src="${prefix}/redoc/redoc.standalone.js"></script></body></html>`;
+}
+
+function redocMissingPage(prefix: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>chat-serve API</title><link rel="icon" href="data:,"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; line-height: 1.5">
+<h1>Redoc is not installed</h1>
+<p>This page needs the optional <code>redoc</code> package: run <code>npm install redoc@2</code> in the project and restart chat-serve.</p>
+<p>The same API is described at <a href="${prefix}/docs">${prefix}/docs</a> (Swagger UI) and <a href="${prefix}/openapi.json">${prefix}/openapi.json</a>.</p>
+</body></html>`;
 }
 
 /**
@@ -67,7 +102,16 @@ export async function registerDocs(app: FastifyInstance, prefix: string, models:
   // indexPrefix: the page at {prefix}/docs (no trailing slash) links its assets with the mount prefix.
   await app.register(swaggerUi, { routePrefix: "/docs", indexPrefix: prefix });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  // Redoc from its package, never from a CDN; it is optional (a large install) and says so when missing.
+  const bundle = redocBundle();
   app.get("/redoc", { schema: { hide: true } }, async (_request, reply) =>
-    reply.type("text/html; charset=utf-8").send(redocPage(`${prefix}/openapi.json`)),
+    bundle === undefined
+      ? reply.status(404).type("text/html; charset=utf-8").send(redocMissingPage(prefix))
+      : reply.type("text/html; charset=utf-8").header("content-security-policy", REDOC_POLICY).send(redocPage(prefix)),
   );
+  if (bundle !== undefined) {
+    app.get("/redoc/redoc.standalone.js", { schema: { hide: true } }, async (_request, reply) =>
+      reply.type("text/javascript; charset=utf-8").header("cache-control", "public, max-age=3600").send(createReadStream(bundle)),
+    );
+  }
 }

@@ -32,6 +32,8 @@ export interface ChatServePluginOptions {
   /** Deadline of each readiness check. */
   backendTimeoutMs: number;
   docs: boolean;
+  /** Serve the playground page at `{prefix}/playground`. */
+  playground: boolean;
   readinessChecks: readonly ReadinessCheck[];
   /** One log line per request at info (method, path, status, model, duration, request ID). */
   requestLog: boolean;
@@ -141,6 +143,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
 
   // The docs plugins load only when docs are on.
   if (options.docs) await (await import("./docs.js")).registerDocs(app, options.prefix, options.registry.getGraphNames());
+  if (options.playground) await (await import("./playground.js")).registerPlayground(app, { prefix: options.prefix, docs: options.docs });
   const created = Math.floor(Date.now() / 1000);
   registerModelRoutes(app, options.registry, created);
   registerChatRoute(app, options);

@@ -125,17 +125,23 @@ describe("the first hour", () => {
     assert.ok(!plain.stdout.includes("\u001b["), plain.stdout);
   });
 
-  test("the banner prints the version, the docs URL and a curl that works as pasted", async () => {
+  test("the banner prints the version, the playground and docs URLs and a curl that works as pasted", async () => {
     const dir = project();
     const server = await startCli([], { cwd: dir, env: { SVC_CHAT_API_DOCS_ENABLED: "true" } });
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const output = server.output();
-      assert.match(output, /version {2}chat-serve \d+\.\d+\.\d+/u);
-      const docs = /docs {5}(http:\/\/\S+)/u.exec(output)?.[1];
+      assert.match(output, /version +chat-serve \d+\.\d+\.\d+/u);
+      const docs = /docs +(http:\/\/\S+)/u.exec(output)?.[1];
       assert.equal(docs, `${server.baseURL}/docs`);
       assert.equal((await fetch(docs!)).status, 200);
-      const curl = /try {6}(curl .+)$/mu.exec(output)?.[1];
+      // On by default on a loopback host.
+      const playground = /playground +(http:\/\/\S+)/u.exec(output)?.[1];
+      assert.equal(playground, `${server.baseURL}/playground`);
+      const page = await fetch(playground!);
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get("content-security-policy") ?? "", /default-src 'self'/u);
+      const curl = /try +(curl .+)$/mu.exec(output)?.[1];
       assert.ok(curl, output);
       const child = spawn("sh", ["-c", curl]);
       let answer = "";

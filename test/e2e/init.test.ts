@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { promisify } from "node:util";
-import { REPO_ROOT, runCli } from "../helpers/cli.js";
+import OpenAI from "openai";
+import { REPO_ROOT, runCli, startCli } from "../helpers/cli.js";
 
 const run = promisify(execFile);
 const folders: string[] = [];
@@ -60,6 +61,47 @@ describe("chat-serve init", () => {
       JSON.parse(models.stdout).map((row: { id: string }) => row.id),
       ["assistant"],
     );
+  });
+
+  test("from an installed tarball: the project keeps a copy of it, installs with no registry entry for chat-serve, and serves", {
+    timeout: 400_000,
+  }, async () => {
+    const root = tempFolder();
+    // The package as it would be published (dist is already built by `npm test`).
+    const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", root], { cwd: REPO_ROOT });
+    const tarball = path.join(root, JSON.parse(packed.stdout)[0].filename);
+    // Installed where a newcomer would have it: a folder of their own, from the tarball.
+    const tools = path.join(root, "tools");
+    mkdirSync(tools);
+    writeFileSync(path.join(tools, "package.json"), '{ "private": true }');
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: tools, timeout: 240_000 });
+    const installedBin = path.join(tools, "node_modules/chat-serve/bin/chat-serve.js");
+    const project = path.join(root, "from-tarball");
+    await run(process.execPath, [installedBin, "init", project], { cwd: root });
+
+    const { version } = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
+    const kept = `chat-serve-${version}.tgz`;
+    const manifest = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8"));
+    assert.equal(manifest.dependencies["chat-serve"], `file:${kept}`);
+    assert.ok(existsSync(path.join(project, kept)), "the tarball is kept in the project");
+    assert.equal(existsSync(path.join(project, ".npmrc")), false);
+    assert.ok(readFileSync(path.join(project, "README.md"), "utf8").includes(`gets chat-serve from \`${kept}\`, a packed copy`));
+    // The tarball may go away: the project no longer needs it.
+    rmSync(tarball);
+
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: project, timeout: 240_000 });
+    const { NODE_TEST_CONTEXT: _inner, ...env } = process.env;
+    const projectTest = await run("npm", ["test"], { cwd: project, env }).catch((error: { stdout: string; stderr: string }) => error);
+    assert.match(projectTest.stdout, /# pass 2\n# fail 0/, projectTest.stderr);
+
+    const server = await startCli([], { cwd: project, bin: path.join(project, "node_modules/chat-serve/bin/chat-serve.js") });
+    try {
+      const client = new OpenAI({ baseURL: server.baseURL, apiKey: "unused" });
+      const completion = await client.chat.completions.create({ model: "assistant", messages: [{ role: "user", content: "hello" }] });
+      assert.equal(completion.choices[0]?.message.content, "Hello! You said: hello");
+    } finally {
+      await server.stop();
+    }
   });
 
   test("refuses a folder that is not empty, and --force writes over it saying so", async () => {

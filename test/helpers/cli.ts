@@ -34,14 +34,14 @@ export interface RunningServer {
 }
 
 /**
- * Starts `chat-serve start` and waits for its `ready` line. On a free port (`--port 0`)
- * unless `ownPort` leaves the port to the config, the environment or `args`.
+ * Starts `chat-serve start` (this checkout's, or `bin`) and waits for its `ready` line. On a
+ * free port (`--port 0`) unless `ownPort` leaves the port to the config, the environment or `args`.
  */
 export async function startCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; ownPort?: boolean } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; ownPort?: boolean; bin?: string } = {},
 ): Promise<RunningServer> {
-  const child = spawn(process.execPath, [BIN, "start", ...(options.ownPort === true ? [] : ["--port", "0"]), ...args], {
+  const child = spawn(process.execPath, [options.bin ?? BIN, "start", ...(options.ownPort === true ? [] : ["--port", "0"]), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", ...options.env },
   });

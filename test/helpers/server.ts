@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { ChatServe, type ChatServeOptions } from "../../src/http/chat-serve.js";
+import { type BindOptions, ChatServe, type ChatServeOptions } from "../../src/http/chat-serve.js";
 import type { GraphConfigInput } from "../../src/registry/graph-config.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 
@@ -15,11 +15,11 @@ export interface TestServer {
 /** Builds a ChatServe for the given graphs and listens on a free loopback port. */
 export async function startTestServer(
   graphs: Record<string, GraphConfigInput>,
-  options: Omit<ChatServeOptions, "graphs"> & { prefix?: string } = {},
+  options: Omit<ChatServeOptions, "graphs"> & BindOptions = {},
 ): Promise<TestServer> {
-  const { prefix = "/v1", ...rest } = options;
+  const { prefix = "/v1", docs, playground, ...rest } = options;
   const serve = new ChatServe({ graphs: new GraphRegistry(graphs), ...rest });
-  const app = await serve.bind({ prefix });
+  const app = await serve.bind({ prefix, docs, playground });
   const origin = await app.listen({ host: "127.0.0.1", port: 0 });
   return { serve, app, origin, baseURL: `${origin}${prefix}`, close: () => app.close() };
 }
@@ -27,11 +27,11 @@ export async function startTestServer(
 /** Builds the app without listening, for `inject()`. */
 export async function buildTestApp(
   graphs: Record<string, GraphConfigInput>,
-  options: Omit<ChatServeOptions, "graphs"> & { prefix?: string } = {},
+  options: Omit<ChatServeOptions, "graphs"> & BindOptions = {},
 ): Promise<{ serve: ChatServe; app: FastifyInstance }> {
-  const { prefix = "/v1", ...rest } = options;
+  const { prefix = "/v1", docs, playground, ...rest } = options;
   const serve = new ChatServe({ graphs: new GraphRegistry(graphs), ...rest });
-  const app = await serve.bind({ prefix });
+  const app = await serve.bind({ prefix, docs, playground });
   await app.ready();
   return { serve, app };
 }

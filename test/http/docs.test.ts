@@ -34,6 +34,13 @@ test("with docs enabled, /docs, /redoc and /openapi.json describe the mounted ap
   const redoc = await app.inject("/v1/redoc");
   assert.equal(redoc.statusCode, 200);
   assert.match(redoc.body, /\/v1\/openapi\.json/);
+  // Redoc comes from its package, never a CDN.
+  const scripts = [...redoc.body.matchAll(/src="([^"]+)"/gu)].map((match) => match[1]!);
+  assert.deepEqual(scripts, ["/v1/redoc/redoc.standalone.js"]);
+  const bundle = await app.inject(scripts[0]!);
+  assert.equal(bundle.statusCode, 200);
+  assert.match(bundle.headers["content-type"] as string, /javascript/u);
+  assert.ok(bundle.body.length > 100_000, "the standalone bundle");
   await app.close();
 });
 

@@ -63,23 +63,38 @@ function loggerOptions(flag: string | undefined) {
   };
 }
 
-/** The lines under `ready`: version, docs, the address on the network, and a request to paste. */
-function banner(options: { address: string; prefix: string; host: string; docs: boolean; firstModel: string | undefined }): string {
+/** Only this machine can reach a server listening here. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/u.test(host);
+}
+
+/** The lines under `ready`: version, playground, docs, the address on the network, and a request to paste. */
+function banner(options: {
+  address: string;
+  prefix: string;
+  host: string;
+  docs: boolean;
+  playground: boolean;
+  firstModel: string | undefined;
+}): string {
   const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
-  const lines = [`  ${chalk.dim("version")}  chat-serve ${version}`];
-  if (options.docs) lines.push(`  ${chalk.dim("docs")}     ${base}/docs`);
+  const rows: [string, string][] = [["version", `chat-serve ${version}`]];
+  if (options.playground) rows.push(["playground", `${base}/playground`]);
+  if (options.docs) rows.push(["docs", `${base}/docs`]);
   if (options.host === "0.0.0.0" || options.host === "::") {
     const port = new URL(options.address).port;
     const external = Object.values(networkInterfaces())
       .flat()
       .find((entry) => entry !== undefined && entry.family === "IPv4" && !entry.internal);
-    if (external !== undefined) lines.push(`  ${chalk.dim("network")}  http://${external.address}:${port}${options.prefix}`);
+    if (external !== undefined) rows.push(["network", `http://${external.address}:${port}${options.prefix}`]);
   }
   if (options.firstModel !== undefined) {
     const body = JSON.stringify({ model: options.firstModel, messages: [{ role: "user", content: "hello" }] });
-    lines.push(`  ${chalk.dim("try")}      curl ${base}/chat/completions -H 'content-type: application/json' -d '${body}'`);
+    rows.push(["try", `curl ${base}/chat/completions -H 'content-type: application/json' -d '${body}'`]);
   }
+  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+  const lines = rows.map(([label, value]) => `  ${chalk.dim(label)}${" ".repeat(width - label.length)}${value}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -181,7 +196,10 @@ export async function startCommand(options: StartOptions): Promise<void> {
     readinessChecks: backends.checkpointerCheck === undefined ? [] : [{ name: "checkpointer", check: backends.checkpointerCheck }],
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
-  const app = await serve.bind({ prefix, docs: env.docsEnabled ?? server.docs });
+  const docs = env.docsEnabled ?? server.docs;
+  // On by default where only this machine can reach it.
+  const playground = server.playground ?? isLoopback(host);
+  const app = await serve.bind({ prefix, docs, playground });
   app.addHook("onClose", () => backends.close());
   let address: string;
   // The banner below says where the server listens; fastify's own "Server listening" log line
@@ -201,7 +219,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   }
   if (!isWorker) {
     process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
-    process.stdout.write(banner({ address, prefix, host, docs: env.docsEnabled ?? server.docs, firstModel: registry.getGraphNames()[0] }));
+    process.stdout.write(banner({ address, prefix, host, docs, playground, firstModel: registry.getGraphNames()[0] }));
   }
 
   let stopping = false;

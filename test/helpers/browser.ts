@@ -1,0 +1,79 @@
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+/** Where screenshots go, for a person to look at after a run. */
+export const RESULTS_DIR = fileURLToPath(new URL("../../test-results/", import.meta.url));
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+
+/**
+ * Debian's Chromium, or `CHROMIUM_PATH`. Missing: with CI=true the test file fails (CI must
+ * not pass by skipping); elsewhere the tests skip with a one-line reason.
+ */
+export function requireChromium(): { skip: string | false; executablePath: string } {
+  const executablePath = CANDIDATES.find((candidate) => candidate !== undefined && candidate !== "" && existsSync(candidate));
+  if (executablePath !== undefined) return { skip: false, executablePath };
+  const reason = "Chromium is not installed (apt-get install -y chromium, or set CHROMIUM_PATH)";
+  if (process.env.CI === "true") throw new Error(`CI=true and ${reason}`);
+  return { skip: reason, executablePath: "" };
+}
+
+/**
+ * Headless Chromium with a fresh profile, kept off the network it cannot reach anyway
+ * (background networking, component updates, sync).
+ */
+export function launchChromium(executablePath: string): Promise<Browser> {
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-dev-shm-usage",
+    ],
+  });
+}
+
+export interface PageProblems {
+  /** Requests that failed or answered 4xx/5xx, and any to another origin. */
+  requests: string[];
+  /** Uncaught page errors and console errors. */
+  errors: string[];
+}
+
+/** Records what went wrong on a page: failed or foreign requests, script errors. */
+export function watchPage(page: Page, origin: string): PageProblems {
+  const problems: PageProblems = { requests: [], errors: [] };
+  page.on("requestfailed", (request) => {
+    // A stream the page stops on purpose is not a failure of the page.
+    if (request.failure()?.errorText !== "net::ERR_ABORTED")
+      problems.requests.push(`${request.url()} failed: ${request.failure()?.errorText}`);
+  });
+  page.on("request", (request) => {
+    if (!request.url().startsWith(origin) && !request.url().startsWith("data:") && !request.url().startsWith("blob:")) {
+      problems.requests.push(`${request.url()} is not on ${origin}`);
+    }
+  });
+  page.on("response", (response) => {
+    if (response.status() >= 400) problems.requests.push(`${response.url()} answered ${response.status()}`);
+  });
+  page.on("pageerror", (error) => problems.errors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.errors.push(message.text());
+  });
+  return problems;
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

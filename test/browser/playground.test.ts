@@ -20,6 +20,8 @@ describe("the playground in a real browser", { skip: chromium.skip }, () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     problems = watchPage(page, new URL(server.baseURL).origin);
     await page.goto(`${server.baseURL}/playground`);
+    // The models arrive after the page has loaded; Send is enabled once the first is shown.
+    await page.locator("#send:not([disabled])").waitFor();
   });
   after(async () => {
     await browser?.close();

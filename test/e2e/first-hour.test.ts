@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { after, describe, test } from "node:test";
 import { runCli, startCli } from "../helpers/cli.js";
+import { eventually } from "../helpers/eventually.js";
 import { freePort } from "../helpers/private-redis.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
@@ -30,6 +31,32 @@ describe("the first hour", () => {
     const [port, other] = [await freePort(), await freePort()];
     assert.equal(await startWithout(dir, { PORT: String(port), HOST: "127.0.0.1" }), `http://127.0.0.1:${port}/v1`);
     assert.equal(await startWithout(dir, { PORT: String(port) }, ["--port", String(other)]), `http://127.0.0.1:${other}/v1`);
+  });
+
+  test("the playground is on by default on a loopback host only; server.playground decides either way", async () => {
+    const status = async (dir: string, args: string[]) => {
+      const server = await startCli(args, { cwd: dir });
+      try {
+        const { port } = new URL(server.baseURL);
+        // The banner's last line (the curl to paste) says it is all printed.
+        await eventually(async () => assert.match(server.output(), /^ {2}try +curl/mu), 5_000, 20);
+        const playgroundLine = /^ {2}playground +/mu.test(server.output());
+        return { status: (await fetch(`http://127.0.0.1:${port}/v1/playground`)).status, playgroundLine };
+      } finally {
+        await server.stop();
+      }
+    };
+    const plain = project();
+    assert.deepEqual(await status(plain, []), { status: 200, playgroundLine: true });
+    assert.deepEqual(await status(plain, ["--host", "0.0.0.0"]), { status: 404, playgroundLine: false });
+    const on = project({
+      "chat-serve.config.ts": `export default { server: { playground: true }, graphs: { echo: { graph: "./graph.ts:graph", description: "Echo" } } };`,
+    });
+    assert.deepEqual(await status(on, ["--host", "0.0.0.0"]), { status: 200, playgroundLine: true });
+    const off = project({
+      "chat-serve.config.ts": `export default { server: { playground: false }, graphs: { echo: { graph: "./graph.ts:graph", description: "Echo" } } };`,
+    });
+    assert.deepEqual(await status(off, []), { status: 404, playgroundLine: false });
   });
 
   test(".env in the working directory is read; the environment wins over it", async () => {
@@ -129,7 +156,7 @@ describe("the first hour", () => {
     const dir = project();
     const server = await startCli([], { cwd: dir, env: { SVC_CHAT_API_DOCS_ENABLED: "true" } });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(async () => assert.match(server.output(), /^ {2}try +curl/mu), 5_000, 20);
       const output = server.output();
       assert.match(output, /version +chat-serve \d+\.\d+\.\d+/u);
       const docs = /docs +(http:\/\/\S+)/u.exec(output)?.[1];

@@ -9,6 +9,7 @@ const INTERRUPT_TOOL = "graph_interrupt";
 
 const $ = (id) => document.getElementById(id);
 const elements = {
+  apiKey: $("api-key"),
   model: $("model"),
   description: $("model-description"),
   features: $("model-features"),
@@ -64,6 +65,14 @@ function scrollToEnd() {
   elements.transcript.lastElementChild?.scrollIntoView({ block: "end" });
 }
 
+/** Requests to this API, with the API key typed in the header (kept for this browser tab only). */
+function call(path, init = {}) {
+  const headers = new Headers(init.headers);
+  const key = elements.apiKey.value.trim();
+  if (key !== "") headers.set("authorization", `Bearer ${key}`);
+  return fetch(`${api}${path}`, { ...init, headers });
+}
+
 async function readJson(response) {
   const text = await response.text();
   try {
@@ -76,8 +85,10 @@ async function readJson(response) {
 // ---- models and settings ------------------------------------------------------------------
 
 async function loadModels() {
-  const response = await fetch(`${api}/models`);
+  const response = await call("/models");
   const body = await readJson(response);
+  if (response.status === 401)
+    throw new Error(`${body.error?.message ?? "This server needs an API key."} Type it in the API key box above.`);
   if (!response.ok) throw new Error(body.error?.message ?? `GET ${api}/models answered ${response.status}`);
   elements.model.replaceChildren(...body.data.map((model) => new Option(model.id, model.id)));
   const wanted = new URLSearchParams(location.search).get("model");
@@ -87,7 +98,7 @@ async function loadModels() {
 }
 
 async function selectModel(id) {
-  const response = await fetch(`${api}/models/${encodeURIComponent(id)}`);
+  const response = await call(`/models/${encodeURIComponent(id)}`);
   const model = await readJson(response);
   if (!response.ok) throw new Error(model.error?.message ?? `GET ${api}/models/${id} answered ${response.status}`);
   state.model = model;
@@ -360,7 +371,7 @@ async function send() {
   setBusy(true);
   let finishReason;
   try {
-    const response = await fetch(`${api}/chat/completions`, {
+    const response = await call("/chat/completions", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(requestBody(stream)),
@@ -505,4 +516,10 @@ function showPageError(error) {
   elements.transcript.append(item);
 }
 
+elements.apiKey.value = sessionStorage.getItem("chat-serve-api-key") ?? "";
+elements.apiKey.addEventListener("change", () => {
+  sessionStorage.setItem("chat-serve-api-key", elements.apiKey.value.trim());
+  elements.transcript.replaceChildren();
+  loadModels().catch(showPageError);
+});
 loadModels().catch(showPageError);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type ApiKeyEntry, apiKeyEntrySchema, type Authenticate } from "../http/auth.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
@@ -57,6 +58,14 @@ const coordinatorSchema = z.discriminatedUnion(
   { error: 'kind must be "memory", "redis" or "postgres"' },
 );
 
+/** `90m`, `12h`, `7d` (also `s` and `ms`). */
+export const durationSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/u, "must be a duration like 90m, 12h or 7d");
+
+const limitSchema = z.strictObject({
+  requestsPerMinute: z.int().min(1).optional(),
+  concurrentRuns: z.int().min(1).optional(),
+});
+
 export const configSchema = z.strictObject({
   server: z
     .strictObject({
@@ -69,8 +78,30 @@ export const configSchema = z.strictObject({
       headersTimeoutMs: z.int().min(1_000).default(20_000),
       requestTimeoutMs: z.int().min(1_000).default(60_000),
       keepAliveTimeoutMs: z.int().min(1_000).default(72_000),
+      shutdownGraceMs: z.int().min(0).max(3_600_000).default(10_000),
+      cors: z.strictObject({ origins: z.array(z.string().min(1)).min(1, "must list at least one origin") }).optional(),
     })
     .prefault({}),
+  auth: z
+    .strictObject({
+      keys: z.array(apiKeyEntrySchema).optional(),
+      keysFile: z.string().min(1).optional(),
+      authenticate: valueOrReference("a function").optional(),
+    })
+    .refine((auth) => auth.keys !== undefined || auth.keysFile !== undefined || auth.authenticate !== undefined, {
+      error: "needs keys, keysFile or authenticate",
+    })
+    .optional(),
+  limits: limitSchema.extend({ perModel: z.record(z.string(), limitSchema).optional() }).optional(),
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      path: z.string().regex(/^\/[\w./-]*$/u, "must be a path starting with /").default("/metrics"),
+      port: z.int().min(0).max(65_535).optional(),
+      token: z.string().min(1).optional(),
+    })
+    .optional(),
+  pendingRuns: z.strictObject({ expireAfter: durationSchema, sweepEvery: durationSchema.default("10m") }).optional(),
   backendTimeoutMs: z.int().min(100).max(600_000).default(DEFAULT_BACKEND_TIMEOUT_MS),
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
   coordinator: coordinatorSchema.default({ kind: "memory" }),
@@ -115,7 +146,31 @@ export interface ChatServeConfig {
     requestTimeoutMs?: number;
     /** How long an idle keep-alive connection stays open between requests. Default 72 s. */
     keepAliveTimeoutMs?: number;
+    /** How long open streams may finish after SIGTERM/SIGINT before they are ended. Default 10 s. */
+    shutdownGraceMs?: number;
+    /** Browser origins allowed to call the API (CORS). Default: none. */
+    cors?: { origins: string[] };
   };
+  /**
+   * API keys and tenants. Every route but `/health` then needs `Authorization: Bearer <key>`
+   * (or `api-key: <key>`). Keys come from the environment or `keysFile` (a JSON array of the
+   * same entries), in plain text (`key`) or as the hex SHA-256 of the key (`sha256`).
+   */
+  auth?: {
+    keys?: ApiKeyEntry[];
+    keysFile?: string;
+    authenticate?: Referable<Authenticate>;
+  };
+  /** Per-tenant limits; `perModel` gives a model limits (and counters) of its own. */
+  limits?: {
+    requestsPerMinute?: number;
+    concurrentRuns?: number;
+    perModel?: Record<string, { requestsPerMinute?: number; concurrentRuns?: number }>;
+  };
+  /** Prometheus metrics: on their own `port`, or under the API at `path` behind `token`. */
+  metrics?: { enabled?: boolean; path?: string; port?: number; token?: string };
+  /** The server deletes pending interrupt runs idle for longer than `expireAfter`, checking every `sweepEvery`. */
+  pendingRuns?: { expireAfter: string; sweepEvery?: string };
   /**
    * Deadline of every call to Redis or Postgres (lease, checkpoint read or write, readiness
    * check). Past it the request gets 503 `backend_unavailable`. Default 2 s.

@@ -150,6 +150,34 @@ export class UnsupportedMediaTypeError extends ClientError {
   }
 }
 
+/** No API key, or one the server does not know, on a server with `auth`. */
+export class InvalidApiKeyError extends ClientError {
+  readonly status = 401;
+  readonly code = "invalid_api_key";
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** The caller's tenant is over its request rate or its concurrent runs. */
+export class RateLimitExceededError extends ServeError {
+  readonly status = 429;
+  readonly code = "rate_limit_exceeded";
+  readonly type = "requests" as const;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message, { retryAfterSeconds });
+  }
+}
+
+/** The server is draining before it stops; another instance, or this one later, will answer. */
+export class ServerShuttingDownError extends ServerError {
+  readonly status = 503;
+  readonly code = "server_shutting_down";
+  constructor(retryAfterSeconds = 1) {
+    super("The server is shutting down and takes no new requests; retry, and another instance will answer.", { retryAfterSeconds });
+  }
+}
+
 /** The coordinator or checkpointer cannot be reached. */
 export class BackendUnavailableError extends ServerError {
   readonly status = 503;

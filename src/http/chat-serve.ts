@@ -1,5 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { UnknownUrlError } from "../errors/catalogue.js";
+import { didYouMean } from "../util/did-you-mean.js";
+import { type AuthSettings, Authenticator } from "./auth.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
@@ -131,6 +133,11 @@ export interface ChatServeOptions {
   /** Extra readiness checks reported by `{prefix}/ready`. */
   readinessChecks?: readonly ReadinessCheck[];
   /**
+   * API keys and tenants: every route of the mounted app but `/health` (and the playground
+   * and docs pages) needs a key of `keys` or a tenant from `authenticate`. Absent: no check.
+   */
+  auth?: AuthSettings;
+  /**
    * Langfuse tracing. Default: on when `SVC_ENABLE_TRACING` is true, with the `TRACING_*`
    * keys. `false` turns it off whatever the environment says; to use a custom handler, leave
    * tracing off and pass the handler in a graph's `runtimeCallbacks`.
@@ -164,6 +171,7 @@ export class ChatServe {
   readonly #ownsApp: boolean;
   readonly #options: ChatServeOptions;
   readonly #runs = new RunTracker();
+  readonly #authenticator: Authenticator | undefined;
   #openaiApp: FastifyInstance | undefined;
   #tracing: TracingCallback | undefined;
 
@@ -174,6 +182,12 @@ export class ChatServe {
     this.registry = options.graphs;
     this.#options = options;
     this.#ownsApp = options.app === undefined;
+    this.#authenticator = options.auth === undefined ? undefined : new Authenticator(options.auth);
+    for (const model of this.#authenticator?.namedModels ?? []) {
+      if (!this.registry.getGraphNames().includes(model)) {
+        throw new TypeError(`auth: an API key names the model '${model}', which is not registered${didYouMean(model, this.registry.getGraphNames())}`);
+      }
+    }
     this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);
   }
 
@@ -207,6 +221,7 @@ export class ChatServe {
       requestLog: this.#options.requestLog ?? true,
       docs,
       playground,
+      authenticator: this.#authenticator,
       readinessChecks: [
         { name: "graphs", check: () => this.registry.validateAll() },
         ...coordinatorChecks(this.registry),

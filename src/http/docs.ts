@@ -79,13 +79,15 @@ function redocMissingPage(prefix: string): string {
  * `{prefix}/docs`, `{prefix}/redoc` and `{prefix}/openapi.json`, describing the mounted app
  * only: the plugins are registered inside its encapsulated context.
  */
-export async function registerDocs(app: FastifyInstance, prefix: string, models: readonly string[]): Promise<void> {
+export async function registerDocs(app: FastifyInstance, prefix: string, models: readonly string[], auth: boolean): Promise<void> {
   const chatBody = chatRequestDocument(models);
   const responsesBody = responsesRequestDocument(models);
   await app.register(swagger, {
     openapi: {
       info: { title: "chat-serve", description: "LangGraph graphs served as OpenAI-compatible models", version: "1" },
       servers: [{ url: prefix === "" ? "/" : prefix }],
+      // With API keys, Swagger UI's Authorize button takes one and sends it as a bearer token.
+      ...(auth ? { components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } }, security: [{ apiKey: [] }] } : {}),
     },
     transform: ({ schema, url, route }) => {
       const local = url.startsWith(prefix) ? url.slice(prefix.length) || "/" : url;

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, HTTPMethods } from "fastify";
 import secureJson from "secure-json-parse";
-import { InvalidRequestError, MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
+import { InvalidApiKeyError, InvalidRequestError, MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
 import type { ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { Authenticator, Caller } from "./auth.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
 import { errorBody, toServeError } from "./error-mapper.js";
@@ -18,6 +19,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The request ID echoed as `x-request-id`; set for every request of the mounted app. */
     chatServeRequestId: string;
+    /** The authenticated caller, on a server with `auth`; undefined without it. */
+    chatServeCaller: Caller | undefined;
   }
 }
 
@@ -32,6 +35,8 @@ export interface ChatServePluginOptions {
   /** Deadline of each readiness check. */
   backendTimeoutMs: number;
   docs: boolean;
+  /** API keys and tenants; absent: every caller is let in. */
+  authenticator?: Authenticator;
   /** Serve the playground page at `{prefix}/playground`. */
   playground: boolean;
   readinessChecks: readonly ReadinessCheck[];
@@ -63,10 +68,21 @@ function parseJsonBody(text: string): unknown {
   }
 }
 
+/**
+ * What needs no API key: liveness, and the pages (playground, docs) whose API calls need one.
+ * Matched on the route's pattern, so a query string or an unknown path never passes.
+ */
+function publicRoutes(prefix: string): (route: string | undefined) => boolean {
+  const exact = new Set(["/health", "/playground", "/playground/", "/playground/assets/*", "/openapi.json"].map((path) => prefix + path));
+  const pages = [`${prefix}/docs`, `${prefix}/redoc`];
+  return (route) => route !== undefined && (exact.has(route) || pages.some((page) => route === page || route.startsWith(`${page}/`)));
+}
+
 /** Sends a ServeError in the OpenAI envelope, with the headers its condition calls for. */
 export function sendServeError(reply: FastifyReply, serveError: ServeError): FastifyReply {
   if (serveError.retryAfterSeconds !== undefined) reply.header("retry-after", String(serveError.retryAfterSeconds));
   if (serveError instanceof MethodNotAllowedError) reply.header("allow", serveError.allow.join(", "));
+  if (serveError instanceof InvalidApiKeyError) reply.header("www-authenticate", 'Bearer realm="chat-serve"');
   return reply.status(serveError.status).send(errorBody(serveError));
 }
 
@@ -107,6 +123,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     }
   });
   app.decorateRequest("chatServeRequestId", "");
+  app.decorateRequest("chatServeCaller", undefined);
   // Only when something would be written: the abstract logger of an app without logging has no levels.
   const logRequests = options.requestLog && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("info") === true;
   app.addHook("onRequest", async (request, reply) => {
@@ -132,6 +149,16 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     }
   });
 
+  const { authenticator } = options;
+  if (authenticator !== undefined) {
+    const isPublic = publicRoutes(options.prefix);
+    // Before the body is read and before any graph code runs.
+    app.addHook("onRequest", async (request) => {
+      if (isPublic(request.routeOptions.url)) return;
+      request.chatServeCaller = await authenticator.identify(request);
+    });
+  }
+
   app.setErrorHandler((error, request, reply) => {
     const serveError = toServeError(error, { bodyLimit: options.bodyLimit, contentType: request.headers["content-type"] });
     if (serveError.status >= 500) {
@@ -142,7 +169,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url)));
 
   // The docs plugins load only when docs are on.
-  if (options.docs) await (await import("./docs.js")).registerDocs(app, options.prefix, options.registry.getGraphNames());
+  if (options.docs) await (await import("./docs.js")).registerDocs(app, options.prefix, options.registry.getGraphNames(), options.authenticator !== undefined);
   if (options.playground) await (await import("./playground.js")).registerPlayground(app, { prefix: options.prefix, docs: options.docs });
   const created = Math.floor(Date.now() / 1000);
   registerModelRoutes(app, options.registry, created);

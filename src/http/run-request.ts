@@ -5,11 +5,13 @@ import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { toServeError } from "./error-mapper.js";
+import { assertVisible } from "./routes/models.js";
 import type { RunTracker } from "./run-tracker.js";
 
 /**
  * The server-trusted isolation scope of interrupt checkpoints, from an authenticated tenant
  * or principal: never from request metadata or `user`. Sync or async; a non-empty string.
+ * With `auth`, the default is the caller's tenant (`request.chatServeCaller.tenant`).
  */
 export type CheckpointScope = (request: FastifyRequest) => string | Promise<string>;
 
@@ -52,9 +54,12 @@ export async function runForRequest<T>(
     if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
   };
   reply.raw.on("close", onClose);
-  const { checkpointScope } = options;
+  const caller = request.chatServeCaller;
+  // The tenant is the default scope: one tenant never sees another's interrupt runs.
+  const checkpointScope = options.checkpointScope ?? (caller === undefined ? undefined : () => caller.tenant);
   let run: PreparedRun | undefined;
   try {
+    assertVisible(options.registry, caller, engineRequest.model);
     run = await prepareRun(options.registry, engineRequest, {
       requestId: request.chatServeRequestId,
       signal: controller.signal,
@@ -62,6 +67,7 @@ export async function runForRequest<T>(
       tracing: options.tracing,
       backendTimeoutMs: options.backendTimeoutMs,
       scope: checkpointScope === undefined ? undefined : async () => checkpointScope(request),
+      caller: { tenant: caller?.tenant },
       ...(resumeOf === undefined ? {} : { resumeOf }),
     });
     return await respond(run);

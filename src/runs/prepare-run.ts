@@ -4,7 +4,7 @@ import { GraphFeature } from "../registry/features.js";
 import type { GraphConfig } from "../registry/graph-config.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ServableGraph } from "../registry/servable-graph.js";
-import { resolveRuntimeContext } from "../settings/runtime-context.js";
+import { type RunCaller, resolveRuntimeContext } from "../settings/runtime-context.js";
 import { anySignal } from "../util/any-signal.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
@@ -42,6 +42,8 @@ export interface RunRequestContext {
   backendTimeoutMs?: number;
   /** A resume that names its run directly rather than by replaying the calls. */
   resumeOf?: { runId: string; answers: ResumeAnswer[] };
+  /** Who is calling, handed to the context factory: the tenant when the server authenticates. */
+  caller?: RunCaller;
 }
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
@@ -77,7 +79,7 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   const config = registry.getGraph(request.model);
   const graph = await registry.resolveGraph(request.model);
-  const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request);
+  const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request, context.caller ?? {});
   const buildInput = async () => {
     const messages = toLangChainMessages(request.messages);
     return config.requestToInput !== undefined ? config.requestToInput(request, messages) : { messages };

@@ -1,19 +1,81 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { z } from "zod";
 import type { LoadedConfig } from "../config/load-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { ConfigError, RegistrationError } from "../errors/catalogue.js";
 import { isChatServeError } from "../errors/serve-error.js";
+import { firstLine } from "../errors/first-line.js";
+import { type ApiKeyEntry, type Authenticate, type AuthSettings, apiKeyEntrySchema } from "../http/auth.js";
 import type { CheckpointScope } from "../http/run-request.js";
+import { didYouMean } from "../util/did-you-mean.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { type BackendOptions, type Backends, backendsFromConfig } from "./backends.js";
 import { loadModuleReference } from "./module-reference.js";
 
-/** Everything a config file sets up for a server: registry, backends, checkpoint scope. */
+/** Everything a config file sets up for a server: registry, backends, checkpoint scope, auth. */
 export interface ServerSetup {
   registry: GraphRegistry;
   backends: Backends;
   checkpointScope: CheckpointScope | undefined;
+  auth: AuthSettings | undefined;
+}
+
+/** The API keys of `auth.keysFile`: a JSON array of `{ tenant, key | sha256, models? }`. */
+async function readKeysFile(loaded: LoadedConfig, keysFile: string): Promise<ApiKeyEntry[]> {
+  const file = path.resolve(path.dirname(loaded.filepath), keysFile);
+  const where = `${loaded.displayPath}: auth.keysFile`;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(`${where}: cannot read ${keysFile} (${(error as NodeJS.ErrnoException).code ?? firstLine(error)})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${where}: ${keysFile} is not valid JSON (${firstLine(error)})`);
+  }
+  const parsed = z.array(apiKeyEntrySchema).safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${where}: ${keysFile}: ${issue.path.length === 0 ? "" : `${issue.path.join(".")}: `}${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The `auth` section made ready: keys from the file too, `authenticate` imported, models checked. */
+async function authFromConfig(loaded: LoadedConfig, registry: GraphRegistry): Promise<AuthSettings | undefined> {
+  const { auth } = loaded.config;
+  if (auth === undefined) return undefined;
+  const keys = [...(auth.keys ?? []), ...(auth.keysFile === undefined ? [] : await readKeysFile(loaded, auth.keysFile))];
+  const known = registry.getGraphNames();
+  keys.forEach((entry, index) => {
+    for (const model of entry.models ?? []) {
+      if (!known.includes(model)) {
+        const key = auth.keys !== undefined && index < auth.keys.length ? `auth.keys.${index}.models` : "auth.keysFile";
+        throw new ConfigError(`${loaded.displayPath}: ${key}: '${model}' is not a model here${didYouMean(model, known)}`);
+      }
+    }
+  });
+  const authenticate =
+    typeof auth.authenticate === "string"
+      ? await loadModuleReference(auth.authenticate, {
+          baseDir: path.dirname(loaded.filepath),
+          file: loaded.displayPath,
+          key: "auth.authenticate",
+          modules: loaded.modules,
+        })
+      : auth.authenticate;
+  if (authenticate !== undefined && typeof authenticate !== "function") {
+    throw new ConfigError(`${loaded.displayPath}: auth.authenticate: must be a function of the request`);
+  }
+  if (keys.length === 0 && authenticate === undefined) {
+    throw new ConfigError(`${loaded.displayPath}: auth.keysFile: has no keys, and there is no auth.authenticate`);
+  }
+  return { keys, ...(authenticate === undefined ? {} : { authenticate: authenticate as Authenticate }) };
 }
 
 /** Builds the backends, the registry and the checkpoint scope a config file describes. */
@@ -36,7 +98,8 @@ export async function serverSetupFromConfig(
   }
   const backends = await backendsFromConfig(loaded.config, { ...options, timeoutMs: loaded.config.backendTimeoutMs });
   try {
-    return { registry: await registryFromConfig(loaded, backends), backends, checkpointScope: scope as CheckpointScope | undefined };
+    const registry = await registryFromConfig(loaded, backends);
+    return { registry, backends, checkpointScope: scope as CheckpointScope | undefined, auth: await authFromConfig(loaded, registry) };
   } catch (error) {
     await backends.close();
     throw error;

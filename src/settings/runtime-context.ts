@@ -3,7 +3,16 @@ import type { ChatCompletionRequest } from "../wire/request.js";
 import type { ClientSettingsModel } from "./client-settings.js";
 
 /** Builds the final typed runtime context of a run; may return null for none. */
-export type ContextFactory = (request: ChatCompletionRequest, settings: Readonly<Record<string, unknown>> | undefined) => unknown;
+/** Who is calling: the authenticated tenant on a server with `auth`. */
+export interface RunCaller {
+  tenant?: string;
+}
+
+export type ContextFactory = (
+  request: ChatCompletionRequest,
+  settings: Readonly<Record<string, unknown>> | undefined,
+  caller: Readonly<RunCaller>,
+) => unknown;
 
 interface ContextInputs {
   model: string;
@@ -36,10 +45,15 @@ export function checkContextSchema(inputs: ContextInputs, graph: unknown): void 
  * context factory receives them and its non-null result is passed through unchanged;
  * without a factory the frozen settings are the context.
  */
-export async function resolveRuntimeContext(inputs: ContextInputs, graph: unknown, request: ChatCompletionRequest): Promise<unknown> {
+export async function resolveRuntimeContext(
+  inputs: ContextInputs,
+  graph: unknown,
+  request: ChatCompletionRequest,
+  caller: Readonly<RunCaller> = {},
+): Promise<unknown> {
   const settings = inputs.clientSettings?.validateRequest(request);
   if (inputs.contextFactory === undefined) return settings;
-  const context = await inputs.contextFactory(request, settings);
+  const context = await inputs.contextFactory(request, settings, caller);
   if (context === null || context === undefined) return undefined;
   if (contextSchemaOf(graph) === undefined) {
     throw new GraphConfigurationError(

@@ -137,7 +137,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const loaded = await loadConfig({ configPath: options.config });
   // Connection errors are logged by the server once it exists; they never end the process.
   let logConnectionError: (backend: string, error: Error) => void = () => {};
-  const { registry, backends, checkpointScope } = await serverSetupFromConfig(loaded, {
+  const { registry, backends, checkpointScope, auth } = await serverSetupFromConfig(loaded, {
     onConnectionError: (backend, error) => logConnectionError(backend, error),
   });
   const { server } = loaded.config;
@@ -184,6 +184,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const serve = new ChatServe({
     graphs: registry,
     checkpointScope,
+    auth,
     bodyLimit: server.bodyLimit,
     backendTimeoutMs: loaded.config.backendTimeoutMs,
     httpTimeouts: {

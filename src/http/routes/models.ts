@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { GraphFeature, wireFeatureName } from "../../registry/features.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
+import type { Caller } from "../auth.js";
 import type { ModelExtensionFull, ModelList, ModelObject } from "../../wire/response.js";
 
 const CAPABILITIES = {
@@ -37,10 +38,24 @@ function full(registry: GraphRegistry, id: string, created: number): ModelObject
   return { ...base, graph_chat_serve: extension };
 }
 
+/** The models a caller may use: all of them, or those its API key names. */
+export function visibleModels(registry: GraphRegistry, caller: Caller | undefined): string[] {
+  const models = caller?.models;
+  return models === undefined ? registry.getGraphNames() : registry.getGraphNames().filter((id) => models.has(id));
+}
+
+/** Throws the 404 a model gets that does not exist for this caller. */
+export function assertVisible(registry: GraphRegistry, caller: Caller | undefined, model: string): void {
+  if (caller?.models !== undefined && !caller.models.has(model)) throw registry.modelNotFound(model, visibleModels(registry, caller));
+}
+
 /** `GET /models` and `GET /models/{model}`. `created` is when the server started. */
 export function registerModelRoutes(app: FastifyInstance, registry: GraphRegistry, created: number): void {
-  app.get("/models", { schema: { summary: "List the graphs served as models", tags: ["models"] } }, async () => {
-    const body: ModelList = { object: "list", data: registry.getGraphNames().map((id) => summary(registry, id, created)) };
+  app.get("/models", { schema: { summary: "List the graphs served as models", tags: ["models"] } }, async (request) => {
+    const body: ModelList = {
+      object: "list",
+      data: visibleModels(registry, request.chatServeCaller).map((id) => summary(registry, id, created)),
+    };
     return body;
   });
   // A wildcard, not `:model`: the router caps named parameters at its `maxParamLength` (100
@@ -49,6 +64,9 @@ export function registerModelRoutes(app: FastifyInstance, registry: GraphRegistr
   app.get<{ Params: { "*": string } }>(
     "/models/*",
     { schema: { summary: "Retrieve one model with its extension metadata", tags: ["models"] } },
-    async (request) => full(registry, request.params["*"], created),
+    async (request) => {
+      assertVisible(registry, request.chatServeCaller, request.params["*"]);
+      return full(registry, request.params["*"], created);
+    },
   );
 }

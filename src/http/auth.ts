@@ -1,0 +1,114 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { FastifyRequest } from "fastify";
+import { z } from "zod";
+import { InvalidApiKeyError } from "../errors/catalogue.js";
+
+/** Who is calling, once authenticated: the tenant, and the models its key may use (all when absent). */
+export interface Caller {
+  tenant: string;
+  models?: ReadonlySet<string>;
+}
+
+/** What an `authenticate` function returns: the tenant (with its models), or null to refuse. */
+export type AuthenticateResult = string | { tenant: string; models?: readonly string[] } | null | undefined;
+
+/**
+ * A deployment's own identity check (a JWT, a gateway's headers): the tenant, or null to
+ * refuse with 401. Sync or async. Runs only when no API key of `auth.keys` matched.
+ */
+export type Authenticate = (request: FastifyRequest) => AuthenticateResult | Promise<AuthenticateResult>;
+
+const SHA256_HEX = /^[0-9a-f]{64}$/u;
+
+/** One API key: its tenant, the key itself or its SHA-256 (hex), and optionally the models it may use. */
+export const apiKeyEntrySchema = z
+  .strictObject({
+    tenant: z.string("is required: the tenant this key belongs to").min(1, "must not be empty"),
+    key: z.string().min(16, "must be at least 16 characters").optional(),
+    sha256: z.string().toLowerCase().regex(SHA256_HEX, "must be the 64 hex digits of the key's SHA-256").optional(),
+    models: z.array(z.string().min(1)).min(1, "must list at least one model; leave it out for every model").optional(),
+  })
+  .refine((entry) => (entry.key === undefined) !== (entry.sha256 === undefined), {
+    error: "needs exactly one of key or sha256 (is the environment variable that holds the key set?)",
+  });
+
+export type ApiKeyEntry = z.input<typeof apiKeyEntrySchema>;
+
+export interface AuthSettings {
+  /** The API keys, each naming its tenant. */
+  keys?: readonly ApiKeyEntry[];
+  /** Identity for requests no key matched. */
+  authenticate?: Authenticate;
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/** The key a request presents: `Authorization: Bearer <key>`, or `api-key: <key>` as Azure clients send it. */
+function presentedKey(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  if (typeof authorization === "string") {
+    const match = /^Bearer\s+(\S+)\s*$/iu.exec(authorization);
+    if (match?.[1] !== undefined) return match[1];
+  }
+  const apiKey = request.headers["api-key"];
+  return typeof apiKey === "string" && apiKey.trim() !== "" ? apiKey.trim() : undefined;
+}
+
+/**
+ * Checks callers against API keys (compared as SHA-256 digests in constant time, every key
+ * looked at whatever matches) and then the deployment's own `authenticate`.
+ */
+export class Authenticator {
+  readonly #keys: { digest: Buffer; caller: Caller }[];
+  readonly #authenticate: Authenticate | undefined;
+
+  constructor(settings: AuthSettings) {
+    this.#keys = (settings.keys ?? []).map((raw, index) => {
+      const parsed = apiKeyEntrySchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new TypeError(`auth.keys.${[index, ...issue.path].join(".")}: ${issue.message}`);
+      }
+      const entry = parsed.data;
+      const digest = entry.key !== undefined ? sha256(entry.key) : Buffer.from(entry.sha256!, "hex");
+      return { digest, caller: { tenant: entry.tenant, ...(entry.models === undefined ? {} : { models: new Set(entry.models) }) } };
+    });
+    this.#authenticate = settings.authenticate;
+    if (this.#keys.length === 0 && this.#authenticate === undefined) {
+      throw new TypeError("auth needs keys, a keysFile or an authenticate function");
+    }
+  }
+
+  /** Every model any key names, for checking them against the registry. */
+  get namedModels(): string[] {
+    return [...new Set(this.#keys.flatMap(({ caller }) => [...(caller.models ?? [])]))];
+  }
+
+  /** The caller, or an `invalid_api_key` error. */
+  async identify(request: FastifyRequest): Promise<Caller> {
+    const key = presentedKey(request);
+    if (key !== undefined) {
+      const digest = sha256(key);
+      let found: Caller | undefined;
+      for (const entry of this.#keys) {
+        // No early exit: the time taken does not depend on which key matched.
+        if (timingSafeEqual(entry.digest, digest) && found === undefined) found = entry.caller;
+      }
+      if (found !== undefined) return found;
+    }
+    if (this.#authenticate !== undefined) {
+      const result = await this.#authenticate(request);
+      if (typeof result === "string" && result !== "") return { tenant: result };
+      if (typeof result === "object" && result !== null && typeof result.tenant === "string" && result.tenant !== "") {
+        return { tenant: result.tenant, ...(result.models === undefined ? {} : { models: new Set(result.models) }) };
+      }
+    }
+    throw new InvalidApiKeyError(
+      key === undefined
+        ? "You didn't provide an API key. Send it as 'Authorization: Bearer YOUR_KEY' (or in an 'api-key' header)."
+        : "Incorrect API key provided. Ask the operator of this server for a valid key.",
+    );
+  }
+}

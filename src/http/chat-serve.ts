@@ -137,6 +137,8 @@ export interface ChatServeOptions {
    * and docs pages) needs a key of `keys` or a tenant from `authenticate`. Absent: no check.
    */
   auth?: AuthSettings;
+  /** Browser origins allowed to call the API (CORS), like `https://app.example.com`. Default: none. */
+  cors?: { origins: readonly string[] };
   /**
    * Langfuse tracing. Default: on when `SVC_ENABLE_TRACING` is true, with the `TRACING_*`
    * keys. `false` turns it off whatever the environment says; to use a custom handler, leave
@@ -222,6 +224,7 @@ export class ChatServe {
       docs,
       playground,
       authenticator: this.#authenticator,
+      cors: this.#options.cors,
       readinessChecks: [
         { name: "graphs", check: () => this.registry.validateAll() },
         ...coordinatorChecks(this.registry),

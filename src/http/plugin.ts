@@ -1,3 +1,4 @@
+import cors from "@fastify/cors";
 import type { FastifyInstance, FastifyReply, HTTPMethods } from "fastify";
 import secureJson from "secure-json-parse";
 import { InvalidApiKeyError, InvalidRequestError, MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
@@ -35,6 +36,8 @@ export interface ChatServePluginOptions {
   /** Deadline of each readiness check. */
   backendTimeoutMs: number;
   docs: boolean;
+  /** Browser origins allowed to call the API; absent: no CORS headers. */
+  cors?: { origins: readonly string[] };
   /** API keys and tenants; absent: every caller is let in. */
   authenticator?: Authenticator;
   /** Serve the playground page at `{prefix}/playground`. */
@@ -149,12 +152,27 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     }
   });
 
+  if (options.cors !== undefined) {
+    // Registered before the key check: a preflight carries no key, and is answered here.
+    await app.register(cors, {
+      origin: [...options.cors.origins],
+      methods: ["GET", "HEAD", "POST"],
+      exposedHeaders: [
+        "x-request-id",
+        "retry-after",
+        "x-ratelimit-limit-requests",
+        "x-ratelimit-remaining-requests",
+        "x-ratelimit-reset-requests",
+      ],
+      maxAge: 600,
+    });
+  }
   const { authenticator } = options;
   if (authenticator !== undefined) {
     const isPublic = publicRoutes(options.prefix);
     // Before the body is read and before any graph code runs.
     app.addHook("onRequest", async (request) => {
-      if (isPublic(request.routeOptions.url)) return;
+      if (request.method === "OPTIONS" || isPublic(request.routeOptions.url)) return;
       request.chatServeCaller = await authenticator.identify(request);
     });
   }

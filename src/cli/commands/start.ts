@@ -185,6 +185,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     graphs: registry,
     checkpointScope,
     auth,
+    cors: server.cors,
     bodyLimit: server.bodyLimit,
     backendTimeoutMs: loaded.config.backendTimeoutMs,
     httpTimeouts: {

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import { UnknownUrlError } from "../errors/catalogue.js";
+import { ServerShuttingDownError, UnknownUrlError } from "../errors/catalogue.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { type AuthSettings, Authenticator } from "./auth.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
@@ -105,6 +105,9 @@ function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTim
     http: { headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs), connectionsCheckingInterval: 1_000 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // While closing, requests on open connections reach the routes, which answer in the
+    // OpenAI envelope (503 server_shutting_down for new runs) rather than fastify's own 503.
+    return503OnClosing: false,
   });
 }
 
@@ -173,6 +176,7 @@ export class ChatServe {
   readonly #ownsApp: boolean;
   readonly #options: ChatServeOptions;
   readonly #runs = new RunTracker();
+  #draining = false;
   readonly #authenticator: Authenticator | undefined;
   #openaiApp: FastifyInstance | undefined;
   #tracing: TracingCallback | undefined;
@@ -225,6 +229,7 @@ export class ChatServe {
       playground,
       authenticator: this.#authenticator,
       cors: this.#options.cors,
+      isDraining: () => this.#draining,
       readinessChecks: [
         { name: "graphs", check: () => this.registry.validateAll() },
         ...coordinatorChecks(this.registry),
@@ -258,8 +263,25 @@ export class ChatServe {
     return this.#runs.whenIdle();
   }
 
-  /** Aborts every run in flight; used when a graceful shutdown runs out of time. */
-  abortRuns(reason = "the server is shutting down"): void {
-    this.#runs.abortAll(reason);
+  /**
+   * Starts draining before a stop: `{prefix}/ready` answers 503 and new runs get 503
+   * `server_shutting_down` with `Retry-After`, while the runs in flight go on.
+   */
+  drain(): void {
+    this.#draining = true;
+  }
+
+  /** True once `drain()` was called. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Ends every run in flight, used when a graceful shutdown runs out of time: each stream ends
+   * with a `server_shutting_down` error frame, each complete request gets that 503, and their
+   * leases are released.
+   */
+  abortRuns(): void {
+    this.#runs.abortAll(new ServerShuttingDownError());
   }
 }

@@ -1,7 +1,13 @@
 import cors from "@fastify/cors";
 import type { FastifyInstance, FastifyReply, HTTPMethods } from "fastify";
 import secureJson from "secure-json-parse";
-import { InvalidApiKeyError, InvalidRequestError, MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
+import {
+  InvalidApiKeyError,
+  InvalidRequestError,
+  MethodNotAllowedError,
+  ServerShuttingDownError,
+  UnknownUrlError,
+} from "../errors/catalogue.js";
 import type { ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { Authenticator, Caller } from "./auth.js";
@@ -38,6 +44,8 @@ export interface ChatServePluginOptions {
   docs: boolean;
   /** Browser origins allowed to call the API; absent: no CORS headers. */
   cors?: { origins: readonly string[] };
+  /** True once the server drains before it stops: `/ready` is 503 and runs are refused. */
+  isDraining: () => boolean;
   /** API keys and tenants; absent: every caller is let in. */
   authenticator?: Authenticator;
   /** Serve the playground page at `{prefix}/playground`. */
@@ -152,6 +160,11 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     }
   });
 
+  // A draining server takes no new runs; what runs already may finish.
+  const runRoutes = new Set([`${options.prefix}/chat/completions`, `${options.prefix}/responses`]);
+  app.addHook("onRequest", async (request) => {
+    if (options.isDraining() && request.method === "POST" && runRoutes.has(request.routeOptions.url ?? "")) throw new ServerShuttingDownError();
+  });
   if (options.cors !== undefined) {
     // Registered before the key check: a preflight carries no key, and is answered here.
     await app.register(cors, {
@@ -193,7 +206,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   registerModelRoutes(app, options.registry, created);
   registerChatRoute(app, options);
   registerResponsesRoute(app, options);
-  registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs);
+  registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs, options.isDraining);
   refuseOtherMethods(app, "/models", ["GET"]);
   refuseOtherMethods(app, "/models/*", ["GET"]);
   refuseOtherMethods(app, "/chat/completions", ["POST"]);

@@ -4,6 +4,7 @@ import type { ResumeAnswer } from "../runs/interrupts/resume-request.js";
 import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
+import { isServeError, type ServeError } from "../errors/serve-error.js";
 import { toServeError } from "./error-mapper.js";
 import { assertVisible } from "./routes/models.js";
 import type { RunTracker } from "./run-tracker.js";
@@ -24,6 +25,16 @@ export interface RunRouteOptions {
   bodyLimit: number;
   keepAliveMs: number;
   backendTimeoutMs: number;
+}
+
+/**
+ * The error a failed run answers with: why the server stopped it (a shutdown that ran out of
+ * time) when it did, otherwise what it threw.
+ */
+export function runFailure(run: PreparedRun, error: unknown): ServeError {
+  const signal = run.runConfig.signal as AbortSignal | undefined;
+  if (signal?.aborted === true && isServeError(signal.reason)) return signal.reason;
+  return toServeError(error);
 }
 
 /** A client that went away mid-run gets no answer; the run was aborted through its signal. */
@@ -77,6 +88,8 @@ export async function runForRequest<T>(
       reply.hijack();
       return reply;
     }
+    // Stopped by the server (a shutdown out of time): say so, not what the abort looked like inside.
+    if (controller.signal.aborted && isServeError(controller.signal.reason)) throw controller.signal.reason;
     throw error;
   } finally {
     reply.raw.off("close", onClose);

@@ -28,7 +28,7 @@ export class RunTracker {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  abortAll(reason: string): void {
-    for (const controller of this.#active) controller.abort(new Error(reason));
+  abortAll(reason: Error): void {
+    for (const controller of this.#active) controller.abort(reason);
   }
 }

@@ -22,8 +22,6 @@ export interface StartOptions {
   quiet?: boolean;
 }
 
-/** How long open streams may take to finish after SIGINT/SIGTERM before they are aborted. */
-const SHUTDOWN_GRACE_MS = 10_000;
 /** How long finished responses get to flush their last bytes before connections are closed. */
 const FLUSH_MS = 500;
 
@@ -231,10 +229,14 @@ export async function startCommand(options: StartOptions): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    // From now on /ready is 503 and new runs are refused with 503 server_shutting_down.
+    serve.drain();
+    const { shutdownGraceMs } = server;
     if (!isWorker && process.env[WATCHED_CHILD] !== "1") {
-      process.stdout.write(`${chalk.dim(`${signal}: letting open requests finish (at most ${SHUTDOWN_GRACE_MS / 1000}s)`)}\n`);
+      process.stdout.write(`${chalk.dim(`${signal}: letting open requests finish (at most ${shutdownGraceMs / 1000}s)`)}\n`);
     }
-    const grace = setTimeout(() => serve.abortRuns(), SHUTDOWN_GRACE_MS);
+    // Past the grace period, the runs left are ended: streams with an error frame, leases released.
+    const grace = setTimeout(() => serve.abortRuns(), shutdownGraceMs);
     grace.unref();
     const closed = app.close();
     // Once the runs are done (or were aborted), no connection has anything left to wait for

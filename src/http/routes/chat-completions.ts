@@ -4,8 +4,8 @@ import { toChatCompletion } from "../../dialects/chat/completion.js";
 import { toCompletionChunks } from "../../dialects/chat/completion-chunks.js";
 import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
-import { errorBody, toServeError } from "../error-mapper.js";
-import { logStreamFailure, type RunRouteOptions, runForRequest } from "../run-request.js";
+import { errorBody } from "../error-mapper.js";
+import { logStreamFailure, type RunRouteOptions, runFailure, runForRequest } from "../run-request.js";
 import { writeSse } from "../sse-writer.js";
 
 function completionId(): string {
@@ -30,7 +30,7 @@ export function registerChatRoute(app: FastifyInstance, options: RunRouteOptions
           keepAliveMs: options.keepAliveMs,
           errorFrame: (error) => {
             logStreamFailure(request, reply, error);
-            return errorBody(toServeError(error));
+            return errorBody(runFailure(run, error));
           },
         });
         return reply;

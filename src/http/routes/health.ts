@@ -11,9 +11,16 @@ export interface ReadinessCheck {
  * `GET /health` (liveness) and `GET /ready` (each dependency checked at once, each within the
  * backend deadline, so a stalled backend makes `/ready` answer 503 naming it, never hang).
  */
-export function registerHealthRoutes(app: FastifyInstance, checks: readonly ReadinessCheck[], timeoutMs: number): void {
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  checks: readonly ReadinessCheck[],
+  timeoutMs: number,
+  isDraining: () => boolean,
+): void {
   app.get("/health", { schema: { summary: "Liveness", tags: ["health"] } }, async () => ({ status: "ok" }));
   app.get("/ready", { schema: { summary: "Readiness of every backend", tags: ["health"] } }, async (request, reply) => {
+    // A draining server sends its load balancer elsewhere at once.
+    if (isDraining()) return reply.status(503).header("retry-after", "1").send({ status: "draining", checks: {} });
     const outcomes = await Promise.all(
       checks.map(async ({ name, check }) => {
         try {

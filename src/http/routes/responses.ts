@@ -4,8 +4,8 @@ import { responseId } from "../../dialects/responses/response-id.js";
 import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { streamRun } from "../../runs/stream-run.js";
 import type { ResponseStreamEvent } from "../../wire/responses-response.js";
-import { errorBody, toServeError } from "../error-mapper.js";
-import { logStreamFailure, type RunRouteOptions, runForRequest } from "../run-request.js";
+import { errorBody } from "../error-mapper.js";
+import { logStreamFailure, type RunRouteOptions, runFailure, runForRequest } from "../run-request.js";
 import { writeSse } from "../sse-writer.js";
 
 /**
@@ -37,13 +37,13 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
               for await (const event of streamRun(run)) yield* renderer.render(event);
             } catch (error) {
               logStreamFailure(request, reply, error);
-              yield* renderer.fail(toServeError(error));
+              yield* renderer.fail(runFailure(run, error));
             }
           }
           await writeSse(reply, events(), {
             keepAliveMs: options.keepAliveMs,
             typedEvents: true,
-            errorFrame: (error) => errorBody(toServeError(error)),
+            errorFrame: (error) => errorBody(runFailure(run, error)),
           });
           return reply;
         },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ApiKeyEntry, apiKeyEntrySchema, type Authenticate } from "../http/auth.js";
+import { type ApiKeyEntry, type Authenticate, apiKeyEntrySchema } from "../http/auth.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
@@ -96,7 +96,10 @@ export const configSchema = z.strictObject({
   metrics: z
     .strictObject({
       enabled: z.boolean().default(true),
-      path: z.string().regex(/^\/[\w./-]*$/u, "must be a path starting with /").default("/metrics"),
+      path: z
+        .string()
+        .regex(/^\/[\w./-]*$/u, "must be a path starting with /")
+        .default("/metrics"),
       port: z.int().min(0).max(65_535).optional(),
       token: z.string().min(1).optional(),
     })

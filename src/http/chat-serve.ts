@@ -1,10 +1,10 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { ServerShuttingDownError, UnknownUrlError } from "../errors/catalogue.js";
-import { didYouMean } from "../util/did-you-mean.js";
-import { type AuthSettings, Authenticator } from "./auth.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
+import { didYouMean } from "../util/did-you-mean.js";
+import { Authenticator, type AuthSettings } from "./auth.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
 import { chatServePlugin, sendServeError } from "./plugin.js";
@@ -191,7 +191,9 @@ export class ChatServe {
     this.#authenticator = options.auth === undefined ? undefined : new Authenticator(options.auth);
     for (const model of this.#authenticator?.namedModels ?? []) {
       if (!this.registry.getGraphNames().includes(model)) {
-        throw new TypeError(`auth: an API key names the model '${model}', which is not registered${didYouMean(model, this.registry.getGraphNames())}`);
+        throw new TypeError(
+          `auth: an API key names the model '${model}', which is not registered${didYouMean(model, this.registry.getGraphNames())}`,
+        );
       }
     }
     this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);

@@ -10,9 +10,9 @@ import {
 } from "../errors/catalogue.js";
 import type { ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
-import type { Authenticator, Caller } from "./auth.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
+import type { Authenticator, Caller } from "./auth.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import { resolveRequestId } from "./request-id.js";
 import { registerChatRoute } from "./routes/chat-completions.js";
@@ -163,7 +163,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   // A draining server takes no new runs; what runs already may finish.
   const runRoutes = new Set([`${options.prefix}/chat/completions`, `${options.prefix}/responses`]);
   app.addHook("onRequest", async (request) => {
-    if (options.isDraining() && request.method === "POST" && runRoutes.has(request.routeOptions.url ?? "")) throw new ServerShuttingDownError();
+    if (options.isDraining() && request.method === "POST" && runRoutes.has(request.routeOptions.url ?? ""))
+      throw new ServerShuttingDownError();
   });
   if (options.cors !== undefined) {
     // Registered before the key check: a preflight carries no key, and is answered here.
@@ -200,7 +201,13 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url)));
 
   // The docs plugins load only when docs are on.
-  if (options.docs) await (await import("./docs.js")).registerDocs(app, options.prefix, options.registry.getGraphNames(), options.authenticator !== undefined);
+  if (options.docs)
+    await (await import("./docs.js")).registerDocs(
+      app,
+      options.prefix,
+      options.registry.getGraphNames(),
+      options.authenticator !== undefined,
+    );
   if (options.playground) await (await import("./playground.js")).registerPlayground(app, { prefix: options.prefix, docs: options.docs });
   const created = Math.floor(Date.now() / 1000);
   registerModelRoutes(app, options.registry, created);

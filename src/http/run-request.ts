@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { isServeError, type ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ResumeAnswer } from "../runs/interrupts/resume-request.js";
 import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
-import { isServeError, type ServeError } from "../errors/serve-error.js";
 import { toServeError } from "./error-mapper.js";
 import { assertVisible } from "./routes/models.js";
 import type { RunTracker } from "./run-tracker.js";

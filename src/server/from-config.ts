@@ -4,13 +4,13 @@ import { z } from "zod";
 import type { LoadedConfig } from "../config/load-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { ConfigError, RegistrationError } from "../errors/catalogue.js";
-import { isChatServeError } from "../errors/serve-error.js";
 import { firstLine } from "../errors/first-line.js";
+import { isChatServeError } from "../errors/serve-error.js";
 import { type ApiKeyEntry, type Authenticate, type AuthSettings, apiKeyEntrySchema } from "../http/auth.js";
 import type { CheckpointScope } from "../http/run-request.js";
-import { didYouMean } from "../util/did-you-mean.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
+import { didYouMean } from "../util/did-you-mean.js";
 import { type BackendOptions, type Backends, backendsFromConfig } from "./backends.js";
 import { loadModuleReference } from "./module-reference.js";
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { GraphFeature, wireFeatureName } from "../../registry/features.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
-import type { Caller } from "../auth.js";
 import type { ModelExtensionFull, ModelList, ModelObject } from "../../wire/response.js";
+import type { Caller } from "../auth.js";
 
 const CAPABILITIES = {
   client_events: {

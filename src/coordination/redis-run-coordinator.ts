@@ -110,6 +110,16 @@ export class RedisRunCoordinator implements RunCoordinator {
     };
   }
 
+  /** The client, for other counters kept beside the leases (the rate limits). */
+  get redis(): Redis {
+    return this.#redis;
+  }
+
+  /** The prefix of this coordinator's keys; other counters go under it too. */
+  get keyPrefix(): string {
+    return this.#prefix;
+  }
+
   async check(): Promise<void> {
     await this.#connected();
     await this.#redis.ping();

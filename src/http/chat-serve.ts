@@ -7,6 +7,7 @@ import { didYouMean } from "../util/did-you-mean.js";
 import { Authenticator, type AuthSettings } from "./auth.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
+import { type LimitSettings, RunLimits } from "./limits.js";
 import { chatServePlugin, sendServeError } from "./plugin.js";
 import { resolveRequestId } from "./request-id.js";
 import type { ReadinessCheck } from "./routes/health.js";
@@ -140,6 +141,11 @@ export interface ChatServeOptions {
    * and docs pages) needs a key of `keys` or a tenant from `authenticate`. Absent: no check.
    */
   auth?: AuthSettings;
+  /**
+   * Per-tenant request rates and concurrent runs (per client address without `auth`), with
+   * `perModel` overrides. Give `redis` to share the counters between processes.
+   */
+  limits?: LimitSettings;
   /** Browser origins allowed to call the API (CORS), like `https://app.example.com`. Default: none. */
   cors?: { origins: readonly string[] };
   /**
@@ -178,6 +184,7 @@ export class ChatServe {
   readonly #runs = new RunTracker();
   #draining = false;
   readonly #authenticator: Authenticator | undefined;
+  readonly #limits: RunLimits | undefined;
   #openaiApp: FastifyInstance | undefined;
   #tracing: TracingCallback | undefined;
 
@@ -194,6 +201,12 @@ export class ChatServe {
         throw new TypeError(
           `auth: an API key names the model '${model}', which is not registered${didYouMean(model, this.registry.getGraphNames())}`,
         );
+      }
+    }
+    this.#limits = options.limits === undefined ? undefined : new RunLimits(options.limits);
+    for (const model of this.#limits?.namedModels ?? []) {
+      if (!this.registry.getGraphNames().includes(model)) {
+        throw new TypeError(`limits.perModel: '${model}' is not a registered model${didYouMean(model, this.registry.getGraphNames())}`);
       }
     }
     this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);
@@ -230,6 +243,7 @@ export class ChatServe {
       docs,
       playground,
       authenticator: this.#authenticator,
+      limits: this.#limits,
       cors: this.#options.cors,
       isDraining: () => this.#draining,
       readinessChecks: [

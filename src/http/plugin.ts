@@ -14,6 +14,7 @@ import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
 import type { Authenticator, Caller } from "./auth.js";
 import { errorBody, toServeError } from "./error-mapper.js";
+import type { RunLimits } from "./limits.js";
 import { resolveRequestId } from "./request-id.js";
 import { registerChatRoute } from "./routes/chat-completions.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./routes/health.js";
@@ -46,6 +47,8 @@ export interface ChatServePluginOptions {
   cors?: { origins: readonly string[] };
   /** True once the server drains before it stops: `/ready` is 503 and runs are refused. */
   isDraining: () => boolean;
+  /** Request rates and concurrent runs per tenant; absent: no limits. */
+  limits?: RunLimits;
   /** API keys and tenants; absent: every caller is let in. */
   authenticator?: Authenticator;
   /** Serve the playground page at `{prefix}/playground`. */
@@ -200,6 +203,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   });
   app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url)));
 
+  await options.limits?.register(app);
   // The docs plugins load only when docs are on.
   if (options.docs)
     await (await import("./docs.js")).registerDocs(

@@ -6,6 +6,7 @@ import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { toServeError } from "./error-mapper.js";
+import type { Admission, RunLimits } from "./limits.js";
 import { assertVisible } from "./routes/models.js";
 import type { RunTracker } from "./run-tracker.js";
 
@@ -25,6 +26,7 @@ export interface RunRouteOptions {
   bodyLimit: number;
   keepAliveMs: number;
   backendTimeoutMs: number;
+  limits?: RunLimits;
 }
 
 /**
@@ -69,8 +71,10 @@ export async function runForRequest<T>(
   // The tenant is the default scope: one tenant never sees another's interrupt runs.
   const checkpointScope = options.checkpointScope ?? (caller === undefined ? undefined : () => caller.tenant);
   let run: PreparedRun | undefined;
+  let admission: Admission | undefined;
   try {
     assertVisible(options.registry, caller, engineRequest.model);
+    admission = await options.limits?.admit(request, reply, engineRequest.model);
     run = await prepareRun(options.registry, engineRequest, {
       requestId: request.chatServeRequestId,
       signal: controller.signal,
@@ -94,6 +98,7 @@ export async function runForRequest<T>(
   } finally {
     reply.raw.off("close", onClose);
     await run?.release();
+    await admission?.();
     options.runs.finish(controller);
   }
 }

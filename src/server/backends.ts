@@ -1,4 +1,5 @@
 import { MemorySaver } from "@langchain/langgraph";
+import type { Redis } from "ioredis";
 import type { ParsedConfig } from "../config/define-config.js";
 import { DeadlinePostgresSaver } from "../coordination/deadline-postgres-saver.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
@@ -22,6 +23,8 @@ export interface Backends {
   durable: boolean;
   /** True when leases are shared between processes (Redis or Postgres coordinator). */
   distributed: boolean;
+  /** The Redis coordinator's client and key prefix, for the rate-limit counters; absent without Redis. */
+  redis?: { client: Redis; keyPrefix: string };
   /** Readiness probes of the checkpointer (the coordinator is probed by the server). */
   checkpointerCheck?: () => Promise<void>;
   /** Creates tables once, before serving; not per request, not per worker. */
@@ -87,16 +90,18 @@ export async function backendsFromConfig(
   }
 
   let runCoordinator: RunCoordinator;
+  let redis: Backends["redis"];
   const coordinator = config.coordinator;
   if (coordinator.kind === "redis") {
-    const redis = new RedisRunCoordinator({
+    const redisCoordinator = new RedisRunCoordinator({
       url: coordinator.url,
       leaseTtlMs: coordinator.leaseTtlMs,
       keyPrefix: coordinator.keyPrefix,
       timeoutMs,
     });
-    runCoordinator = redis;
-    closers.push(() => redis.close());
+    runCoordinator = redisCoordinator;
+    redis = { client: redisCoordinator.redis, keyPrefix: redisCoordinator.keyPrefix };
+    closers.push(() => redisCoordinator.close());
   } else if (coordinator.kind === "postgres") {
     // Its own pool: one connection per lease, plus one for readiness checks.
     const pool = createPostgresPool({
@@ -122,6 +127,7 @@ export async function backendsFromConfig(
     durable: config.checkpointer.kind !== "memory",
     distributed: coordinator.kind !== "memory",
     checkpointerCheck,
+    ...(redis === undefined ? {} : { redis }),
     setup,
     close: async () => {
       await Promise.allSettled(closers.map((close) => close()));

@@ -7,6 +7,7 @@ import { ConfigError, RegistrationError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { type ApiKeyEntry, type Authenticate, type AuthSettings, apiKeyEntrySchema } from "../http/auth.js";
+import type { LimitSettings } from "../http/limits.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
@@ -20,6 +21,8 @@ export interface ServerSetup {
   backends: Backends;
   checkpointScope: CheckpointScope | undefined;
   auth: AuthSettings | undefined;
+  /** The limits, with their counters in the Redis coordinator's Redis when there is one. */
+  limits: LimitSettings | undefined;
 }
 
 /** The API keys of `auth.keysFile`: a JSON array of `{ tenant, key | sha256, models? }`. */
@@ -44,6 +47,22 @@ async function readKeysFile(loaded: LoadedConfig, keysFile: string): Promise<Api
     throw new ConfigError(`${where}: ${keysFile}: ${issue.path.length === 0 ? "" : `${issue.path.join(".")}: `}${issue.message}`);
   }
   return parsed.data;
+}
+
+/** The `limits` section, its models checked, its counters shared through Redis when the coordinator is Redis. */
+function limitsFromConfig(loaded: LoadedConfig, registry: GraphRegistry, backends: Backends): LimitSettings | undefined {
+  const { limits } = loaded.config;
+  if (limits === undefined) return undefined;
+  const known = registry.getGraphNames();
+  for (const model of Object.keys(limits.perModel ?? {})) {
+    if (!known.includes(model)) {
+      throw new ConfigError(`${loaded.displayPath}: limits.perModel.${model}: '${model}' is not a model here${didYouMean(model, known)}`);
+    }
+  }
+  return {
+    ...limits,
+    ...(backends.redis === undefined ? {} : { redis: backends.redis.client, keyPrefix: `${backends.redis.keyPrefix}limits:` }),
+  };
 }
 
 /** The `auth` section made ready: keys from the file too, `authenticate` imported, models checked. */
@@ -99,7 +118,13 @@ export async function serverSetupFromConfig(
   const backends = await backendsFromConfig(loaded.config, { ...options, timeoutMs: loaded.config.backendTimeoutMs });
   try {
     const registry = await registryFromConfig(loaded, backends);
-    return { registry, backends, checkpointScope: scope as CheckpointScope | undefined, auth: await authFromConfig(loaded, registry) };
+    return {
+      registry,
+      backends,
+      checkpointScope: scope as CheckpointScope | undefined,
+      auth: await authFromConfig(loaded, registry),
+      limits: limitsFromConfig(loaded, registry, backends),
+    };
   } catch (error) {
     await backends.close();
     throw error;

@@ -135,7 +135,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const loaded = await loadConfig({ configPath: options.config });
   // Connection errors are logged by the server once it exists; they never end the process.
   let logConnectionError: (backend: string, error: Error) => void = () => {};
-  const { registry, backends, checkpointScope, auth } = await serverSetupFromConfig(loaded, {
+  const { registry, backends, checkpointScope, auth, limits } = await serverSetupFromConfig(loaded, {
     onConnectionError: (backend, error) => logConnectionError(backend, error),
   });
   const { server } = loaded.config;
@@ -183,6 +183,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     graphs: registry,
     checkpointScope,
     auth,
+    limits,
     cors: server.cors,
     bodyLimit: server.bodyLimit,
     backendTimeoutMs: loaded.config.backendTimeoutMs,

@@ -11,7 +11,12 @@
  */
 export { type ChatServeConfig, defineConfig, type GraphEntryConfig } from "./config/define-config.js";
 export { InMemoryRunCoordinator } from "./coordination/in-memory-run-coordinator.js";
-export { MemoryPendingRunIndex, type PendingRunEntry, type PendingRunIndex } from "./coordination/pending-run-index.js";
+export {
+  MemoryPendingRunIndex,
+  type PendingRunEntry,
+  type PendingRunIndex,
+  type PendingRunRecord,
+} from "./coordination/pending-run-index.js";
 export { PostgresPendingRunIndex } from "./coordination/postgres-pending-run-index.js";
 export { PostgresRunCoordinator, type PostgresRunCoordinatorOptions } from "./coordination/postgres-run-coordinator.js";
 export { RedisRunCoordinator, type RedisRunCoordinatorOptions } from "./coordination/redis-run-coordinator.js";

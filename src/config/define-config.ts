@@ -59,7 +59,7 @@ const coordinatorSchema = z.discriminatedUnion(
 );
 
 /** `90m`, `12h`, `7d` (also `s` and `ms`). */
-export const durationSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/u, "must be a duration like 90m, 12h or 7d");
+const durationSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/u, "must be a duration like 90m, 12h or 7d");
 
 const limitSchema = z.strictObject({
   requestsPerMinute: z.int().min(1).optional(),

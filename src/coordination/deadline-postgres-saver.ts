@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
 import { BackendUnavailableError } from "../errors/catalogue.js";
+import { timed } from "../util/backend-timing.js";
 import { withDeadline } from "../util/deadline.js";
 
 // The checkpoint types, as the saver itself declares them.
@@ -28,7 +29,7 @@ export class DeadlinePostgresSaver extends PostgresSaver {
 
   async #guard<T>(what: string, operation: () => Promise<T>): Promise<T> {
     try {
-      return await withDeadline(what, this.#timeoutMs, operation());
+      return await timed("checkpointer", what, () => withDeadline(what, this.#timeoutMs, operation()));
     } catch (error) {
       throw new BackendUnavailableError("The checkpoint store is unavailable; retry shortly.", { cause: error });
     }

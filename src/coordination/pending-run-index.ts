@@ -3,8 +3,20 @@ export interface PendingRunEntry {
   key: string;
   model: string;
   runId: string;
+  /** The checkpoint scope (tenant) of the run; undefined for runs indexed before scopes were. */
+  scope: string | undefined;
   createdAt: Date;
   lastActivityAt: Date;
+  /** When the server's expiry deleted the run; the entry stays as a tombstone so a late resume can be told. */
+  expiredAt: Date | undefined;
+}
+
+/** What a run is indexed with. */
+export interface PendingRunRecord {
+  key: string;
+  model: string;
+  runId: string;
+  scope: string;
 }
 
 /**
@@ -12,12 +24,18 @@ export interface PendingRunEntry {
  * runs can be found without scanning checkpoints.
  */
 export interface PendingRunIndex {
-  /** Adds a run or, when present, moves its last activity to now. */
-  record(entry: { key: string; model: string; runId: string }): Promise<void>;
+  /** Adds a run or, when present, moves its last activity to now (and clears an expiry). */
+  record(entry: PendingRunRecord): Promise<void>;
   remove(key: string): Promise<void>;
   get(key: string): Promise<PendingRunEntry | undefined>;
-  /** Runs whose last activity is older than the cutoff, oldest first. */
+  /** Pending runs whose last activity is older than the cutoff, oldest first (tombstones left out). */
   listIdleSince(cutoff: Date): Promise<PendingRunEntry[]>;
+  /** How many runs are pending (tombstones left out). */
+  count(): Promise<number>;
+  /** Marks a run as expired: a tombstone that lets a late resume be told why. */
+  markExpired(key: string): Promise<void>;
+  /** Deletes the tombstones of runs that expired before the cutoff. */
+  forgetExpiredBefore(cutoff: Date): Promise<void>;
 }
 
 /** The index for the memory checkpointer: it lives and dies with the server process. */
@@ -29,10 +47,11 @@ export class MemoryPendingRunIndex implements PendingRunIndex {
     this.#now = now;
   }
 
-  async record(entry: { key: string; model: string; runId: string }): Promise<void> {
+  async record(entry: PendingRunRecord): Promise<void> {
     const now = this.#now();
     const existing = this.#entries.get(entry.key);
-    this.#entries.set(entry.key, { ...entry, createdAt: existing?.createdAt ?? now, lastActivityAt: now });
+    const createdAt = existing === undefined || existing.expiredAt !== undefined ? now : existing.createdAt;
+    this.#entries.set(entry.key, { ...entry, createdAt, lastActivityAt: now, expiredAt: undefined });
   }
 
   async remove(key: string): Promise<void> {
@@ -46,8 +65,23 @@ export class MemoryPendingRunIndex implements PendingRunIndex {
 
   async listIdleSince(cutoff: Date): Promise<PendingRunEntry[]> {
     return [...this.#entries.values()]
-      .filter((entry) => entry.lastActivityAt < cutoff)
+      .filter((entry) => entry.expiredAt === undefined && entry.lastActivityAt < cutoff)
       .sort((a, b) => a.lastActivityAt.getTime() - b.lastActivityAt.getTime())
       .map((entry) => ({ ...entry }));
+  }
+
+  async count(): Promise<number> {
+    let pending = 0;
+    for (const entry of this.#entries.values()) if (entry.expiredAt === undefined) pending += 1;
+    return pending;
+  }
+
+  async markExpired(key: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) entry.expiredAt = this.#now();
+  }
+
+  async forgetExpiredBefore(cutoff: Date): Promise<void> {
+    for (const [key, entry] of this.#entries) if (entry.expiredAt !== undefined && entry.expiredAt < cutoff) this.#entries.delete(key);
   }
 }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { PendingRunEntry, PendingRunIndex } from "./pending-run-index.js";
+import type { PendingRunEntry, PendingRunIndex, PendingRunRecord } from "./pending-run-index.js";
 
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -9,16 +9,20 @@ interface Row {
   key: string;
   model: string;
   run_id: string;
+  scope: string | null;
   created_at: Date;
   last_activity_at: Date;
+  expired_at: Date | null;
 }
 
 const toEntry = (row: Row): PendingRunEntry => ({
   key: row.key,
   model: row.model,
   runId: row.run_id,
+  scope: row.scope ?? undefined,
   createdAt: row.created_at,
   lastActivityAt: row.last_activity_at,
+  expiredAt: row.expired_at ?? undefined,
 });
 
 /** The pending-run index as a table beside the Postgres checkpoints, in the same schema. */
@@ -44,13 +48,20 @@ export class PostgresPendingRunIndex implements PendingRunIndex {
       last_activity_at timestamptz NOT NULL DEFAULT now()
     )`);
     await this.#pool.query(`CREATE INDEX IF NOT EXISTS chat_serve_pending_runs_activity ON ${this.#table} (last_activity_at)`);
+    // Added later: tables made by earlier versions gain them.
+    await this.#pool.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS scope text`);
+    await this.#pool.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS expired_at timestamptz`);
   }
 
-  async record(entry: { key: string; model: string; runId: string }): Promise<void> {
+  async record(entry: PendingRunRecord): Promise<void> {
     await this.#pool.query(
-      `INSERT INTO ${this.#table} (key, model, run_id) VALUES ($1, $2, $3)
-       ON CONFLICT (key) DO UPDATE SET last_activity_at = now()`,
-      [entry.key, entry.model, entry.runId],
+      `INSERT INTO ${this.#table} (key, model, run_id, scope) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (key) DO UPDATE SET
+         last_activity_at = now(),
+         scope = EXCLUDED.scope,
+         created_at = CASE WHEN ${this.#table}.expired_at IS NULL THEN ${this.#table}.created_at ELSE now() END,
+         expired_at = NULL`,
+      [entry.key, entry.model, entry.runId, entry.scope],
     );
   }
 
@@ -64,9 +75,23 @@ export class PostgresPendingRunIndex implements PendingRunIndex {
   }
 
   async listIdleSince(cutoff: Date): Promise<PendingRunEntry[]> {
-    const { rows } = await this.#pool.query<Row>(`SELECT * FROM ${this.#table} WHERE last_activity_at < $1 ORDER BY last_activity_at`, [
-      cutoff,
-    ]);
+    const { rows } = await this.#pool.query<Row>(
+      `SELECT * FROM ${this.#table} WHERE expired_at IS NULL AND last_activity_at < $1 ORDER BY last_activity_at`,
+      [cutoff],
+    );
     return rows.map(toEntry);
+  }
+
+  async count(): Promise<number> {
+    const { rows } = await this.#pool.query<{ count: string }>(`SELECT count(*) FROM ${this.#table} WHERE expired_at IS NULL`);
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  async markExpired(key: string): Promise<void> {
+    await this.#pool.query(`UPDATE ${this.#table} SET expired_at = now() WHERE key = $1`, [key]);
+  }
+
+  async forgetExpiredBefore(cutoff: Date): Promise<void> {
+    await this.#pool.query(`DELETE FROM ${this.#table} WHERE expired_at < $1`, [cutoff]);
   }
 }

@@ -1,5 +1,7 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import { ServerShuttingDownError, UnknownUrlError } from "../errors/catalogue.js";
+import { InvalidApiKeyError, ServerShuttingDownError, UnknownUrlError } from "../errors/catalogue.js";
+import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
@@ -8,6 +10,7 @@ import { Authenticator, type AuthSettings } from "./auth.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
 import { type LimitSettings, RunLimits } from "./limits.js";
+import { type MetricsSettings, ServerMetrics } from "./metrics.js";
 import { chatServePlugin, sendServeError } from "./plugin.js";
 import { resolveRequestId } from "./request-id.js";
 import type { ReadinessCheck } from "./routes/health.js";
@@ -57,6 +60,31 @@ ${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` 
       ? `Did you mean ${prefix}${path}? Point the client's base URL at ${prefix} (for example http://host:port${prefix}).`
       : `The API is under ${prefix || "/"}.`;
     return sendServeError(reply.header("x-request-id", resolveRequestId(request)), new UnknownUrlError(request.method, request.url, hint));
+  });
+}
+
+/**
+ * `GET {path}` on the host app: the Prometheus scrape, behind a bearer token when one is set
+ * (compared in constant time).
+ */
+export function registerScrapeRoute(
+  app: FastifyInstance,
+  metrics: { scrape(): Promise<{ contentType: string; body: string }> },
+  settings: MetricsSettings,
+): void {
+  const token = settings.token === undefined ? undefined : createHash("sha256").update(settings.token).digest();
+  app.get(settings.path ?? "/metrics", { schema: { hide: true } }, async (request, reply) => {
+    if (token !== undefined) {
+      const sent = /^Bearer\s+(\S+)\s*$/iu.exec(request.headers.authorization ?? "")?.[1];
+      if (sent === undefined || !timingSafeEqual(createHash("sha256").update(sent).digest(), token)) {
+        return sendServeError(
+          reply.header("x-request-id", resolveRequestId(request)),
+          new InvalidApiKeyError("The metrics need the scrape token: send it as 'Authorization: Bearer TOKEN'."),
+        );
+      }
+    }
+    const { contentType, body } = await metrics.scrape();
+    return reply.type(contentType).send(body);
   });
 }
 
@@ -146,6 +174,12 @@ export interface ChatServeOptions {
    * `perModel` overrides. Give `redis` to share the counters between processes.
    */
   limits?: LimitSettings;
+  /**
+   * Prometheus metrics. Under the host app at `path` (default `/metrics`, behind `token` when
+   * set), unless `port` asks for a port of its own, which whoever listens must serve (the CLI
+   * does) from `ChatServe.metrics`.
+   */
+  metrics?: MetricsSettings;
   /** Browser origins allowed to call the API (CORS), like `https://app.example.com`. Default: none. */
   cors?: { origins: readonly string[] };
   /**
@@ -185,6 +219,7 @@ export class ChatServe {
   #draining = false;
   readonly #authenticator: Authenticator | undefined;
   readonly #limits: RunLimits | undefined;
+  #metrics: ServerMetrics | undefined;
   #openaiApp: FastifyInstance | undefined;
   #tracing: TracingCallback | undefined;
 
@@ -225,6 +260,19 @@ export class ChatServe {
     }
     const docs = options.docs ?? env.docsEnabled ?? false;
     const playground = options.playground ?? false;
+    const metricsSettings = this.#options.metrics;
+    if (metricsSettings !== undefined) {
+      const metrics = new ServerMetrics({
+        runsInFlight: () => this.#runs.size,
+        pendingRuns: this.registry.getGraphNames().some((name) => this.registry.getGraph(name).features.has(GraphFeature.INTERRUPTS))
+          ? () => this.registry.pendingRuns.count()
+          : undefined,
+        timeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+      });
+      this.#metrics = metrics;
+      this.app.addHook("onClose", async () => metrics.close());
+      if (metricsSettings.port === undefined) registerScrapeRoute(this.app, metrics, metricsSettings);
+    }
     if (this.#ownsApp) {
       // Load balancers and the client guides probe /health without the prefix.
       this.app.get("/health", async () => ({ status: "ok" }));
@@ -244,6 +292,7 @@ export class ChatServe {
       playground,
       authenticator: this.#authenticator,
       limits: this.#limits,
+      metrics: this.#metrics,
       cors: this.#options.cors,
       isDraining: () => this.#draining,
       readinessChecks: [
@@ -262,6 +311,11 @@ export class ChatServe {
   get openaiApp(): FastifyInstance {
     if (this.#openaiApp === undefined) throw new Error("ChatServe.openaiApp is available after bind()");
     return this.#openaiApp;
+  }
+
+  /** The metrics when they are on (after `bind()`): serve `scrape()` yourself for a port of their own. */
+  get metrics(): ServerMetrics | undefined {
+    return this.#metrics;
   }
 
   /** The tracing callback when tracing is on (for `flush()` in tests and shutdown hooks). */

@@ -15,6 +15,7 @@ import { jsonErrorPosition } from "../util/json-error-position.js";
 import type { Authenticator, Caller } from "./auth.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import type { RunLimits } from "./limits.js";
+import type { ApiLabel, ServerMetrics } from "./metrics.js";
 import { resolveRequestId } from "./request-id.js";
 import { registerChatRoute } from "./routes/chat-completions.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./routes/health.js";
@@ -29,6 +30,8 @@ declare module "fastify" {
     chatServeRequestId: string;
     /** The authenticated caller, on a server with `auth`; undefined without it. */
     chatServeCaller: Caller | undefined;
+    /** When the request arrived (`performance.now()`), for its duration and time to first token. */
+    chatServeStarted: number;
   }
 }
 
@@ -47,6 +50,8 @@ export interface ChatServePluginOptions {
   cors?: { origins: readonly string[] };
   /** True once the server drains before it stops: `/ready` is 503 and runs are refused. */
   isDraining: () => boolean;
+  /** Prometheus metrics; absent: none are kept. */
+  metrics?: ServerMetrics;
   /** Request rates and concurrent runs per tenant; absent: no limits. */
   limits?: RunLimits;
   /** API keys and tenants; absent: every caller is let in. */
@@ -90,6 +95,19 @@ function publicRoutes(prefix: string): (route: string | undefined) => boolean {
   const exact = new Set(["/health", "/playground", "/playground/", "/playground/assets/*", "/openapi.json"].map((path) => prefix + path));
   const pages = [`${prefix}/docs`, `${prefix}/redoc`];
   return (route) => route !== undefined && (exact.has(route) || pages.some((page) => route === page || route.startsWith(`${page}/`)));
+}
+
+/** The `api` label of a route: bounded, whatever URL a client asks for. */
+function apiLabels(prefix: string): (route: string | undefined) => ApiLabel {
+  const labels = new Map<string, ApiLabel>([
+    [`${prefix}/chat/completions`, "chat.completions"],
+    [`${prefix}/responses`, "responses"],
+    [`${prefix}/models`, "models"],
+    [`${prefix}/models/*`, "models"],
+    [`${prefix}/health`, "health"],
+    [`${prefix}/ready`, "health"],
+  ]);
+  return (route) => (route === undefined ? "other" : (labels.get(route) ?? "other"));
 }
 
 /** Sends a ServeError in the OpenAI envelope, with the headers its condition calls for. */
@@ -140,27 +158,38 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   app.decorateRequest("chatServeCaller", undefined);
   // Only when something would be written: the abstract logger of an app without logging has no levels.
   const logRequests = options.requestLog && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("info") === true;
+  const { metrics } = options;
+  const models = new Set(options.registry.getGraphNames());
+  const apiOf = apiLabels(options.prefix);
+  app.decorateRequest("chatServeStarted", 0);
   app.addHook("onRequest", async (request, reply) => {
     request.chatServeRequestId = resolveRequestId(request);
+    request.chatServeStarted = performance.now();
     request.log = request.log.child({ requestId: request.chatServeRequestId });
     reply.header("x-request-id", request.chatServeRequestId);
-    if (logRequests) {
-      const started = performance.now();
-      // On close, not onResponse: streamed replies are hijacked and skip the response hooks.
-      reply.raw.once("close", () => {
-        const model = (request.body as { model?: unknown } | undefined)?.model;
-        request.log.info(
-          {
-            method: request.method,
-            path: request.url,
-            status: reply.raw.statusCode,
-            model: typeof model === "string" ? model : undefined,
-            durationMs: Math.round(performance.now() - started),
-          },
-          `${request.method} ${request.url} ${reply.raw.statusCode}${typeof model === "string" ? ` ${model}` : ""} ${Math.round(performance.now() - started)}ms`,
-        );
-      });
-    }
+    if (!logRequests && metrics === undefined) return;
+    // On close, not onResponse: streamed replies are hijacked and skip the response hooks.
+    reply.raw.once("close", () => {
+      const started = request.chatServeStarted;
+      const model = (request.body as { model?: unknown } | undefined)?.model;
+      const status = reply.raw.statusCode;
+      const durationMs = performance.now() - started;
+      metrics?.requestEnded(
+        { model: typeof model === "string" && models.has(model) ? model : "", api: apiOf(request.routeOptions.url), status },
+        durationMs / 1000,
+      );
+      if (!logRequests) return;
+      request.log.info(
+        {
+          method: request.method,
+          path: request.url,
+          status,
+          model: typeof model === "string" ? model : undefined,
+          durationMs: Math.round(durationMs),
+        },
+        `${request.method} ${request.url} ${status}${typeof model === "string" ? ` ${model}` : ""} ${Math.round(durationMs)}ms`,
+      );
+    });
   });
 
   // A draining server takes no new runs; what runs already may finish.
@@ -196,6 +225,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
 
   app.setErrorHandler((error, request, reply) => {
     const serveError = toServeError(error, { bodyLimit: options.bodyLimit, contentType: request.headers["content-type"] });
+    metrics?.error(serveError.code);
     if (serveError.status >= 500) {
       request.log.error({ err: error, requestId: request.chatServeRequestId }, "request failed");
     }

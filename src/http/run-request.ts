@@ -3,10 +3,12 @@ import { isServeError, type ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ResumeAnswer } from "../runs/interrupts/resume-request.js";
 import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
+import type { RunStreamEvent } from "../runs/stream-run.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { toServeError } from "./error-mapper.js";
 import type { Admission, RunLimits } from "./limits.js";
+import type { ApiLabel, ServerMetrics } from "./metrics.js";
 import { assertVisible } from "./routes/models.js";
 import type { RunTracker } from "./run-tracker.js";
 
@@ -27,16 +29,61 @@ export interface RunRouteOptions {
   keepAliveMs: number;
   backendTimeoutMs: number;
   limits?: RunLimits;
+  metrics?: ServerMetrics;
 }
 
 /**
  * The error a failed run answers with: why the server stopped it (a shutdown that ran out of
  * time) when it did, otherwise what it threw.
  */
-export function runFailure(run: PreparedRun, error: unknown): ServeError {
+function runFailure(run: PreparedRun, error: unknown): ServeError {
   const signal = run.runConfig.signal as AbortSignal | undefined;
   if (signal?.aborted === true && isServeError(signal.reason)) return signal.reason;
   return toServeError(error);
+}
+
+/** The `api` label of a run route. */
+function apiOf(request: FastifyRequest): ApiLabel {
+  return request.routeOptions.url?.endsWith("/responses") === true ? "responses" : "chat.completions";
+}
+
+/**
+ * Streams a run's events over SSE with what the metrics watch: the stream counted as open
+ * while it is, and the time to its first text.
+ */
+export async function* observedEvents(
+  request: FastifyRequest,
+  options: RunRouteOptions,
+  run: PreparedRun,
+  events: AsyncIterable<RunStreamEvent>,
+): AsyncGenerator<RunStreamEvent> {
+  const { metrics } = options;
+  if (metrics === undefined) {
+    yield* events;
+    return;
+  }
+  const labels = { model: run.model, api: apiOf(request) };
+  metrics.streamOpened(labels.api);
+  let first = true;
+  try {
+    for await (const event of events) {
+      if (first && (event.kind === "text" || event.kind === "final")) {
+        first = false;
+        metrics.firstToken(labels, (performance.now() - request.chatServeStarted) / 1000);
+      }
+      yield event;
+    }
+  } finally {
+    metrics.streamClosed(labels.api);
+  }
+}
+
+/** The error frame of a stream that failed after it began: logged, counted, in the OpenAI shape. */
+export function streamErrorBody(request: FastifyRequest, reply: FastifyReply, options: RunRouteOptions, run: PreparedRun, error: unknown) {
+  logStreamFailure(request, reply, error);
+  const failure = runFailure(run, error);
+  options.metrics?.error(failure.code);
+  return failure;
 }
 
 /** A client that went away mid-run gets no answer; the run was aborted through its signal. */
@@ -45,7 +92,7 @@ function clientGone(reply: FastifyReply): boolean {
 }
 
 /** Logs a failure after the stream began, unless the client caused it by leaving. */
-export function logStreamFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+function logStreamFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
   if (toServeError(error).status >= 500 && !clientGone(reply)) request.log.error({ err: error }, "the stream failed after it had begun");
 }
 
@@ -99,6 +146,7 @@ export async function runForRequest<T>(
     reply.raw.off("close", onClose);
     await run?.release();
     await admission?.();
+    if (run !== undefined) options.metrics?.tokens({ model: run.model, api: apiOf(request) }, run.usage.usage());
     options.runs.finish(controller);
   }
 }

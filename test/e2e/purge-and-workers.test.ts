@@ -8,6 +8,7 @@ import { RedisRunCoordinator } from "../../src/coordination/redis-run-coordinato
 import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
 import { runCli, startCli } from "../helpers/cli.js";
 import { distributedProject } from "../helpers/distributed-project.js";
+import { freePort } from "../helpers/private-redis.js";
 import { answerBatch } from "../helpers/resume.js";
 import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
@@ -20,11 +21,11 @@ after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-function project() {
+function project(extraConfig?: string) {
   const schema = uniqueSchema();
   const keyPrefix = uniquePrefix();
   const coordinator = `{ kind: "redis", url: ${JSON.stringify(REDIS_URL)}, keyPrefix: ${JSON.stringify(keyPrefix)} }`;
-  const made = distributedProject({ coordinator, schema, postgresUrl: POSTGRES_URL });
+  const made = distributedProject({ coordinator, schema, postgresUrl: POSTGRES_URL, extraConfig });
   cleanups.push(made.cleanup, () => dropSchema(schema));
   return { ...made, schema, keyPrefix, env: { COUNTER_REDIS_URL: REDIS_URL, COUNTER_KEY: `${keyPrefix}count` } };
 }
@@ -136,6 +137,40 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
       assert.equal(done.choices[0]?.message.content, "done");
     }
     assert.equal(await server.stop("SIGTERM"), 0);
+  });
+
+  test("one scrape returns the whole cluster: on the metrics port, and under the API path", async () => {
+    const metricsPort = await freePort();
+    const requestsOf = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => line.startsWith('chat_serve_requests_total{model="echo",api="chat.completions",status="200"}'))
+        .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+    for (const portConfig of [`port: ${metricsPort},`, ""]) {
+      const { dir, env } = project(`metrics: { enabled: true, ${portConfig} },`);
+      const server = await startCli(["--workers", "2"], { cwd: dir, env });
+      cleanups.push(() => void server.stop("SIGKILL"));
+      try {
+        // New connections each time, so both workers take requests.
+        for (let index = 0; index < 8; index += 1) {
+          const response = await fetch(`${server.baseURL}/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json", connection: "close" },
+            body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "hi" }] }),
+          });
+          assert.equal(response.status, 200);
+        }
+        const origin = new URL(server.baseURL).origin;
+        const url = portConfig === "" ? `${origin}/metrics` : `http://127.0.0.1:${metricsPort}/metrics`;
+        // Both scrapes (whichever worker answers the second) count all eight.
+        for (let scrape = 0; scrape < 2; scrape += 1) {
+          const text = await (await fetch(url, { headers: { connection: "close" } })).text();
+          assert.equal(requestsOf(text), 8, text.slice(0, 2_000));
+        }
+      } finally {
+        assert.equal(await server.stop("SIGTERM"), 0);
+      }
+    }
   });
 
   test("refused with the memory coordinator or checkpointer", async () => {

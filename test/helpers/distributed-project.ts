@@ -33,6 +33,8 @@ export interface DistributedProjectOptions {
   coordinator: string;
   schema: string;
   postgresUrl: string;
+  /** More top-level config keys, as source text (`metrics: { enabled: true },`). */
+  extraConfig?: string;
 }
 
 /** A project whose interrupt graph uses the Postgres checkpointer and the given coordinator. */
@@ -41,6 +43,7 @@ export function distributedProject(options: DistributedProjectOptions) {
     "chat-serve.config.ts": `export default {
   checkpointer: { kind: "postgres", url: ${JSON.stringify(options.postgresUrl)}, schema: ${JSON.stringify(options.schema)} },
   coordinator: ${options.coordinator},
+  ${options.extraConfig ?? ""}
   graphs: {
     counter: { graph: "./graph.ts:graph", description: "counts", features: ["INTERRUPTS"] },
     echo: { graph: "./echo.ts:graph", description: "echo" },

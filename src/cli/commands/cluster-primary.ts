@@ -1,15 +1,45 @@
 import cluster, { type Worker } from "node:cluster";
 import chalk from "chalk";
+import {
+  CLUSTER_SCRAPE_REPLY,
+  CLUSTER_SCRAPE_REQUEST,
+  CLUSTER_WORKER_ENV,
+  clusterMetricsText,
+  type MetricsSettings,
+} from "../../http/metrics.js";
+import { serveMetricsPort } from "../metrics-port.js";
 
 /**
  * The first process of `start --workers N`: forks N workers that share one port (node:cluster),
  * prints one `ready` line when all listen, replaces a worker that crashes, and passes
  * SIGINT/SIGTERM on so every worker shuts down gracefully.
  */
-export async function runPrimary(options: { workers: number; host: string; prefix: string }): Promise<void> {
+export async function runPrimary(options: {
+  workers: number;
+  host: string;
+  prefix: string;
+  metrics: (MetricsSettings & { path: string }) | undefined;
+}): Promise<void> {
   let stopping = false;
   let listening = 0;
-  const fork = () => cluster.fork();
+  const fork = () => cluster.fork({ [CLUSTER_WORKER_ENV]: "1" });
+  if (options.metrics !== undefined) {
+    // One scrape is the whole cluster: a worker asked under the API path forwards here, and
+    // with metrics.port the primary serves the port itself.
+    cluster.on("message", (worker, message: { type?: string; id?: string }) => {
+      if (message?.type !== CLUSTER_SCRAPE_REQUEST) return;
+      clusterMetricsText().then(
+        ({ body }) => worker.send({ type: CLUSTER_SCRAPE_REPLY, id: message.id, body }),
+        (error: unknown) => worker.send({ type: CLUSTER_SCRAPE_REPLY, id: message.id, error: String(error) }),
+      );
+    });
+    if (options.metrics.port !== undefined) {
+      const served = await serveMetricsPort({ ...options.metrics, port: options.metrics.port }, options.host, {
+        scrape: clusterMetricsText,
+      });
+      process.stdout.write(`  ${chalk.dim("metrics")}  ${served.address}${options.metrics.path}\n`);
+    }
+  }
 
   cluster.on("listening", (_worker: Worker, address) => {
     listening += 1;

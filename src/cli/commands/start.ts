@@ -8,6 +8,7 @@ import { firstLine } from "../../errors/first-line.js";
 import { ChatServe } from "../../http/chat-serve.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
+import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { runPrimary } from "./cluster-primary.js";
 import { WATCHED_CHILD } from "./watch.js";
@@ -73,6 +74,7 @@ function banner(options: {
   host: string;
   docs: boolean;
   playground: boolean;
+  metrics: string | undefined;
   firstModel: string | undefined;
 }): string {
   const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
@@ -80,6 +82,7 @@ function banner(options: {
   const rows: [string, string][] = [["version", `chat-serve ${version}`]];
   if (options.playground) rows.push(["playground", `${base}/playground`]);
   if (options.docs) rows.push(["docs", `${base}/docs`]);
+  if (options.metrics !== undefined) rows.push(["metrics", options.metrics]);
   if (options.host === "0.0.0.0" || options.host === "::") {
     const port = new URL(options.address).port;
     const external = Object.values(networkInterfaces())
@@ -175,16 +178,18 @@ export async function startCommand(options: StartOptions): Promise<void> {
     process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);
     if (workers > 1) {
       await backends.close();
-      return runPrimary({ workers, host, prefix });
+      return runPrimary({ workers, host, prefix, metrics: loaded.config.metrics?.enabled === true ? loaded.config.metrics : undefined });
     }
   }
 
+  const metricsSettings = loaded.config.metrics?.enabled === true ? loaded.config.metrics : undefined;
   const serve = new ChatServe({
     graphs: registry,
     checkpointScope,
     auth,
     limits,
     cors: server.cors,
+    ...(metricsSettings === undefined ? {} : { metrics: metricsSettings }),
     bodyLimit: server.bodyLimit,
     backendTimeoutMs: loaded.config.backendTimeoutMs,
     httpTimeouts: {
@@ -202,6 +207,21 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const playground = server.playground ?? isLoopback(host);
   const app = await serve.bind({ prefix, docs, playground });
   app.addHook("onClose", () => backends.close());
+  // A worker's metrics are read by the primary's aggregator; the primary serves the port.
+  if (isWorker) serve.metrics?.joinCluster();
+  let metricsAddress: string | undefined;
+  if (!isWorker && serve.metrics !== undefined && metricsSettings?.port !== undefined) {
+    const metricsServer = await serveMetricsPort({ ...metricsSettings, port: metricsSettings.port }, host, serve.metrics).catch(
+      async (error) => {
+        await backends.close();
+        throw new UserError(
+          `cannot serve the metrics on port ${metricsSettings.port} (${loaded.displayPath}: metrics.port): ${firstLine(error)}`,
+        );
+      },
+    );
+    metricsAddress = `${metricsServer.address}${metricsSettings.path}`;
+    app.addHook("onClose", () => metricsServer.close());
+  }
   let address: string;
   // The banner below says where the server listens; fastify's own "Server listening" log line
   // would only repeat it (as JSON, in a pipe).
@@ -220,7 +240,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
   }
   if (!isWorker) {
     process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
-    process.stdout.write(banner({ address, prefix, host, docs, playground, firstModel: registry.getGraphNames()[0] }));
+    const metricsUrl = metricsAddress ?? (metricsSettings === undefined ? undefined : `${address}${metricsSettings.path}`);
+    process.stdout.write(banner({ address, prefix, host, docs, playground, metrics: metricsUrl, firstModel: registry.getGraphNames()[0] }));
   }
 
   let stopping = false;

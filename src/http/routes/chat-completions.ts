@@ -5,7 +5,7 @@ import { toCompletionChunks } from "../../dialects/chat/completion-chunks.js";
 import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
 import { errorBody } from "../error-mapper.js";
-import { logStreamFailure, type RunRouteOptions, runFailure, runForRequest } from "../run-request.js";
+import { observedEvents, type RunRouteOptions, runForRequest, streamErrorBody } from "../run-request.js";
 import { writeSse } from "../sse-writer.js";
 
 function completionId(): string {
@@ -26,12 +26,9 @@ export function registerChatRoute(app: FastifyInstance, options: RunRouteOptions
           return toChatCompletion(identity, output, usage);
         }
         const includeUsage = body.stream_options?.include_usage === true;
-        await writeSse(reply, toCompletionChunks(streamRun(run), identity, includeUsage), {
+        await writeSse(reply, toCompletionChunks(observedEvents(request, options, run, streamRun(run)), identity, includeUsage), {
           keepAliveMs: options.keepAliveMs,
-          errorFrame: (error) => {
-            logStreamFailure(request, reply, error);
-            return errorBody(runFailure(run, error));
-          },
+          errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
         });
         return reply;
       });

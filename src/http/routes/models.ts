@@ -39,7 +39,7 @@ function full(registry: GraphRegistry, id: string, created: number): ModelObject
 }
 
 /** The models a caller may use: all of them, or those its API key names. */
-export function visibleModels(registry: GraphRegistry, caller: Caller | undefined): string[] {
+function visibleModels(registry: GraphRegistry, caller: Caller | undefined): string[] {
   const models = caller?.models;
   return models === undefined ? registry.getGraphNames() : registry.getGraphNames().filter((id) => models.has(id));
 }

@@ -5,7 +5,7 @@ import { ResponseRenderer } from "../../dialects/responses/response-renderer.js"
 import { streamRun } from "../../runs/stream-run.js";
 import type { ResponseStreamEvent } from "../../wire/responses-response.js";
 import { errorBody } from "../error-mapper.js";
-import { logStreamFailure, type RunRouteOptions, runFailure, runForRequest } from "../run-request.js";
+import { observedEvents, type RunRouteOptions, runForRequest, streamErrorBody } from "../run-request.js";
 import { writeSse } from "../sse-writer.js";
 
 /**
@@ -34,16 +34,15 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
           async function* events(): AsyncGenerator<ResponseStreamEvent> {
             yield* renderer.start();
             try {
-              for await (const event of streamRun(run)) yield* renderer.render(event);
+              for await (const event of observedEvents(request, options, run, streamRun(run))) yield* renderer.render(event);
             } catch (error) {
-              logStreamFailure(request, reply, error);
-              yield* renderer.fail(runFailure(run, error));
+              yield* renderer.fail(streamErrorBody(request, reply, options, run, error));
             }
           }
           await writeSse(reply, events(), {
             keepAliveMs: options.keepAliveMs,
             typedEvents: true,
-            errorFrame: (error) => errorBody(runFailure(run, error)),
+            errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
           });
           return reply;
         },

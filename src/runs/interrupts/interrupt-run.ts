@@ -4,6 +4,7 @@ import type { RunCoordinator, RunLease } from "../../coordination/run-coordinato
 import { BackendUnavailableError, InterruptStateConflictError, RunBusyError } from "../../errors/catalogue.js";
 import { isServeError } from "../../errors/serve-error.js";
 import type { ServableGraph } from "../../registry/servable-graph.js";
+import { timed } from "../../util/backend-timing.js";
 import { withDeadline } from "../../util/deadline.js";
 import type { ChatCompletionRequest } from "../../wire/request.js";
 import type { AssistantOutput } from "../messages/message-out.js";
@@ -83,6 +84,7 @@ export class InterruptRun {
     private readonly graph: ServableGraph,
     private readonly model: string,
     private readonly backends: InterruptBackends,
+    private readonly scope: string,
   ) {}
 
   /**
@@ -94,7 +96,9 @@ export class InterruptRun {
     const { batch } = await readDurableState(this.graph, this.key, timeoutMs);
     if (batch !== undefined) {
       const output = batchOutput(this.runId, batch);
-      await backend("pending-run index", timeoutMs, () => pendingRuns.record({ key: this.key, model: this.model, runId: this.runId }));
+      await backend("pending-run index", timeoutMs, () =>
+        pendingRuns.record({ key: this.key, model: this.model, runId: this.runId, scope: this.scope }),
+      );
       return output;
     }
     await deleteCheckpoint(this.graph, this.key, timeoutMs);
@@ -153,7 +157,7 @@ export async function prepareInterruptRun(options: {
   const lease = await backend(
     "run coordinator",
     backends.timeoutMs,
-    () => backends.coordinator.tryAcquire(key),
+    () => timed("lease", "acquire", () => backends.coordinator.tryAcquire(key)),
     (late) => void late?.release().catch(() => {}),
   );
   if (lease === null) throw new RunBusyError();
@@ -162,6 +166,12 @@ export async function prepareInterruptRun(options: {
     if (resume !== undefined) {
       const { batch } = durable;
       if (batch === undefined) {
+        const entry = await backend("pending-run index", backends.timeoutMs, () => backends.pendingRuns.get(key));
+        if (entry?.expiredAt !== undefined) {
+          throw new InterruptStateConflictError(
+            `This run expired: it waited for an answer longer than this server keeps pending runs, and was deleted on ${entry.expiredAt.toISOString()}. Start the conversation again.`,
+          );
+        }
         throw new InterruptStateConflictError(
           "This run has no pending interrupts: it has finished, never existed, or belongs to another scope.",
         );
@@ -175,13 +185,22 @@ export async function prepareInterruptRun(options: {
         throw new InterruptStateConflictError("The answered tool calls do not match the pending interrupts of this run.");
       }
       const resumeMap = Object.fromEntries(resume.answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
-      return new InterruptRun(runId, key, lease, { kind: "resume", input: new Command({ resume: resumeMap }) }, graph, model, backends);
+      return new InterruptRun(
+        runId,
+        key,
+        lease,
+        { kind: "resume", input: new Command({ resume: resumeMap }) },
+        graph,
+        model,
+        backends,
+        scope,
+      );
     }
     if (durable.batch !== undefined)
-      return new InterruptRun(runId, key, lease, { kind: "replay", batch: durable.batch }, graph, model, backends);
+      return new InterruptRun(runId, key, lease, { kind: "replay", batch: durable.batch }, graph, model, backends, scope);
     // A checkpoint without pending interrupts is left over from a crashed run: start afresh.
     if (durable.exists) await deleteCheckpoint(graph, key, backends.timeoutMs);
-    return new InterruptRun(runId, key, lease, { kind: "start", input: await options.input() }, graph, model, backends);
+    return new InterruptRun(runId, key, lease, { kind: "start", input: await options.input() }, graph, model, backends, scope);
   } catch (error) {
     await lease.release();
     throw error;

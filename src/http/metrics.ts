@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import diagnosticsChannel from "node:diagnostics_channel";
-import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry, type RegistryContentType } from "prom-client";
 import { type BackendTiming, backendTimingChannel } from "../util/backend-timing.js";
 import { withDeadline } from "../util/deadline.js";
 import type { Usage } from "../wire/response.js";
@@ -202,10 +202,10 @@ export async function clusterMetricsText(): Promise<{ contentType: string; body:
   return { contentType: registry.contentType, body: await registry.clusterMetrics() };
 }
 
-let clusterAggregator: AggregatorRegistry | undefined;
+let clusterAggregator: AggregatorRegistry<RegistryContentType> | undefined;
 
 /** The one aggregator of this process; making it installs prom-client's cluster listeners. */
-function aggregator(): AggregatorRegistry {
+function aggregator(): AggregatorRegistry<RegistryContentType> {
   clusterAggregator ??= new AggregatorRegistry();
   return clusterAggregator;
 }

@@ -66,7 +66,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 test("the scrape needs its token", async () => {
-  for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+  for (const headers of [{}, { authorization: "Bearer wrong" }] as Record<string, string>[]) {
     const response = await fetch(`${origin}/metrics`, { headers });
     assert.equal(response.status, 401);
     assertMatchesOpenAI("ErrorResponse", await response.json());

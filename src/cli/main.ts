@@ -84,6 +84,14 @@ export function buildProgram(): Command {
     .action(async (options) => (await import("./commands/purge-pending.js")).purgePendingCommand(options));
 
   program
+    .command("pending")
+    .description("list the pending interrupt runs: model, run id, tenant scope, created, last activity")
+    .option("--older-than <duration>", "only runs idle for longer than this, e.g. 90m, 12h, 7d")
+    .option("--json", "print JSON instead of a table")
+    .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+    .action(async (options) => (await import("./commands/pending.js")).pendingCommand(options));
+
+  program
     .command("init")
     .description("scaffold a runnable chat-serve project")
     .argument("[dir]", "folder to create the project in", ".")

@@ -119,6 +119,58 @@ describe("chat-serve purge-pending", { skip, timeout: 60_000 }, () => {
   });
 });
 
+describe("pending-run expiry", { skip, timeout: 60_000 }, () => {
+  test("with two servers running, an expired run is deleted once, a fresh one is left, and `pending` lists them", async () => {
+    const { dir, schema, env } = project(`pendingRuns: { expireAfter: "3s", sweepEvery: "500ms" },`);
+    const servers = await Promise.all([0, 1].map(() => startCli([], { cwd: dir, env: { ...env, LOG_LEVEL: "info" } })));
+    for (const server of servers) cleanups.push(() => void server.stop("SIGKILL"));
+    const client = new OpenAI({ baseURL: servers[0]!.baseURL, apiKey: "x", maxRetries: 0 });
+    const pause = async () => {
+      const paused = await client.chat.completions.create({ model: "counter", messages: [{ role: "user", content: "go" }] });
+      return JSON.parse((paused.choices[0]!.message.tool_calls![0] as { function: { arguments: string } }).function.arguments)
+        .run_id as string;
+    };
+    const old = await pause();
+    const listed = JSON.parse((await runCli(["pending", "--json"], { cwd: dir, env })).stdout) as { runId: string; scope: string }[];
+    assert.deepEqual(
+      listed.map((row) => [row.runId, row.scope]),
+      [[old, "default"]],
+    );
+    await sleep(1_500);
+    const fresh = await pause();
+    const db = new pg.Client({ connectionString: POSTGRES_URL });
+    await db.connect();
+    try {
+      const expiredAt = async (runId: string) =>
+        (await db.query(`SELECT expired_at FROM "${schema}".chat_serve_pending_runs WHERE run_id = $1`, [runId])).rows[0]?.expired_at;
+      for (let wait = 0; wait < 60 && (await expiredAt(old)) == null; wait += 1) await sleep(100);
+      assert.ok(await expiredAt(old), "the old run expired");
+      assert.equal(await expiredAt(fresh), null, "the fresh run is left alone");
+      const checkpoints = await db.query(`SELECT count(*) FROM "${schema}".checkpoints WHERE thread_id = $1`, [
+        checkpointKey("default", "counter", old),
+      ]);
+      assert.equal(Number(checkpoints.rows[0].count), 0, "its checkpoints are gone");
+    } finally {
+      await db.end();
+    }
+    const sweeps = servers.map(
+      (server) =>
+        server
+          .output()
+          .split("\n")
+          .filter((line) => line.includes("expired 1 pending run")).length,
+    );
+    assert.equal(sweeps[0]! + sweeps[1]!, 1, `exactly one server expired it: ${sweeps}`);
+    const stillPending = JSON.parse((await runCli(["pending", "--json"], { cwd: dir, env })).stdout) as { runId: string }[];
+    assert.deepEqual(
+      stillPending.map((row) => row.runId),
+      [fresh],
+    );
+    const table = await runCli(["pending", "--older-than", "1h"], { cwd: dir, env });
+    assert.equal(table.stdout.trim(), "no pending runs idle for more than 1h");
+  });
+});
+
 describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
   test("N workers serve one port and share interrupt runs", async () => {
     const { dir, env } = project();

@@ -1,8 +1,10 @@
 import chalk from "chalk";
 import Table from "cli-table3";
 import { loadConfig } from "../../config/load-config.js";
+import { deleteIdleRuns, type IdleRunOutcome, type IdleRunResult } from "../../coordination/expire-pending.js";
 import { UserError } from "../../errors/catalogue.js";
 import { backendsFromConfig } from "../../server/backends.js";
+import { parseDuration } from "../../util/duration.js";
 
 export interface PurgeOptions {
   olderThan: string;
@@ -11,16 +13,14 @@ export interface PurgeOptions {
   config?: string;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `90m`, `12h`, `7d` (also `s` and `ms`) in milliseconds. */
-function parseDuration(text: string): number {
-  const match = /^(\d+)(ms|s|m|h|d)$/u.exec(text.trim());
-  if (match === null) throw new UserError(`--older-than must be a duration like 90m, 12h or 7d (got '${text}')`);
-  return Number(match[1]) * UNITS[match[2]!]!;
+/** `--older-than` in milliseconds. */
+export function olderThanMs(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UserError(`--older-than must be a duration like 90m, 12h or 7d (got '${text}')`);
+  return ms;
 }
 
-type Outcome = "removed" | "would remove" | "skipped: in use";
+type Outcome = IdleRunOutcome;
 
 interface PurgedRun {
   model: string;
@@ -39,7 +39,7 @@ const UNDEFINED_TABLE = "42P01";
  * right now is skipped.
  */
 export async function purgePendingCommand(options: PurgeOptions): Promise<void> {
-  const idleMs = parseDuration(options.olderThan);
+  const idleMs = olderThanMs(options.olderThan);
   const loaded = await loadConfig({ configPath: options.config });
   // Nothing to purge is a success: a scheduled purge must not fail for it.
   const nothing = (reason: string) => process.stdout.write(options.json === true ? "[]\n" : `nothing to purge: ${reason}\n`);
@@ -51,33 +51,25 @@ export async function purgePendingCommand(options: PurgeOptions): Promise<void> 
   const backends = await backendsFromConfig(loaded.config, { timeoutMs: loaded.config.backendTimeoutMs });
   try {
     // Never creates anything: a mistyped schema must not gain tables from a purge.
-    const saver = backends.checkpointer as { deleteThread(threadId: string): Promise<void> };
-    let idle: Awaited<ReturnType<typeof backends.pendingRuns.listIdleSince>>;
+    let outcomes: IdleRunResult[];
     try {
-      idle = await backends.pendingRuns.listIdleSince(new Date(Date.now() - idleMs));
+      outcomes = await deleteIdleRuns(
+        { pendingRuns: backends.pendingRuns, coordinator: backends.runCoordinator, checkpointer: backends.checkpointer },
+        new Date(Date.now() - idleMs),
+        { mode: "purge", dryRun: options.dryRun === true },
+      );
     } catch (error) {
       if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
       nothing(`schema '${checkpointer.schema}' has no chat-serve tables (has a server run with this config?)`);
       return;
     }
-    const results: PurgedRun[] = [];
-    for (const entry of idle) {
-      const row = { model: entry.model, runId: entry.runId, key: entry.key, lastActivity: entry.lastActivityAt.toISOString() };
-      const lease = await backends.runCoordinator.tryAcquire(entry.key);
-      if (lease === null) {
-        results.push({ ...row, outcome: "skipped: in use" });
-        continue;
-      }
-      try {
-        if (options.dryRun !== true) {
-          await saver.deleteThread(entry.key);
-          await backends.pendingRuns.remove(entry.key);
-        }
-        results.push({ ...row, outcome: options.dryRun === true ? "would remove" : "removed" });
-      } finally {
-        await lease.release();
-      }
-    }
+    const results: PurgedRun[] = outcomes.map(({ entry, outcome }) => ({
+      model: entry.model,
+      runId: entry.runId,
+      key: entry.key,
+      lastActivity: entry.lastActivityAt.toISOString(),
+      outcome,
+    }));
     if (options.json === true) {
       process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
       return;

@@ -8,6 +8,8 @@ import { firstLine } from "../../errors/first-line.js";
 import { ChatServe } from "../../http/chat-serve.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
+import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
+import { parseDuration } from "../../util/duration.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { runPrimary } from "./cluster-primary.js";
@@ -206,7 +208,23 @@ export async function startCommand(options: StartOptions): Promise<void> {
   // On by default where only this machine can reach it.
   const playground = server.playground ?? isLoopback(host);
   const app = await serve.bind({ prefix, docs, playground });
-  app.addHook("onClose", () => backends.close());
+  // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
+  const expiry = loaded.config.pendingRuns;
+  const sweeper =
+    expiry === undefined
+      ? undefined
+      : new PendingRunSweeper({
+          pendingRuns: backends.pendingRuns,
+          coordinator: backends.runCoordinator,
+          checkpointer: backends.checkpointer,
+          expireAfterMs: parseDuration(expiry.expireAfter)!,
+          sweepEveryMs: parseDuration(expiry.sweepEvery)!,
+          log: app.log,
+        });
+  app.addHook("onClose", async () => {
+    await sweeper?.stop();
+    await backends.close();
+  });
   // A worker's metrics are read by the primary's aggregator; the primary serves the port.
   if (isWorker) serve.metrics?.joinCluster();
   let metricsAddress: string | undefined;
@@ -238,6 +256,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     if (code === "EADDRNOTAVAIL") throw new UserError(`cannot listen on host '${host}'; pass --host`);
     throw error;
   }
+  sweeper?.start();
   if (!isWorker) {
     process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
     const metricsUrl = metricsAddress ?? (metricsSettings === undefined ? undefined : `${address}${metricsSettings.path}`);

@@ -1,0 +1,72 @@
+import { deleteIdleRuns, type IdleRunResult, type PendingRunStores } from "../coordination/expire-pending.js";
+
+/** The key of the sweep's own lease: one sweep at a time across every process and host. */
+export const SWEEP_LEASE_KEY = "chat-serve:pending-run-sweep";
+
+export interface PendingRunSweeperOptions extends PendingRunStores {
+  /** Runs idle for longer than this are deleted. */
+  expireAfterMs: number;
+  /** How often to look. */
+  sweepEveryMs: number;
+  /** Told what each sweep did, or why it failed. */
+  log?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+}
+
+/**
+ * Deletes abandoned pending interrupt runs on a timer, with the same deletion path as
+ * `purge-pending`. Every process may run one: the sweep takes a lease first, so exactly one
+ * sweeps at a time, and a run being resumed is skipped. An expired run's index entry stays as
+ * a tombstone for another `expireAfter`, so a late resume is told the run expired.
+ */
+export class PendingRunSweeper {
+  readonly #options: PendingRunSweeperOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+
+  constructor(options: PendingRunSweeperOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => {
+      // A sweep still running when the next is due is left to finish.
+      if (this.#running !== undefined) return;
+      this.#running = this.sweep()
+        .catch((error: unknown) => this.#options.log?.warn({ err: error }, "the pending-run sweep failed; it runs again later"))
+        .finally(() => {
+          this.#running = undefined;
+        });
+    }, this.#options.sweepEveryMs);
+    this.#timer.unref();
+  }
+
+  /** Stops the timer and waits for a sweep in progress. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** One sweep: undefined when another process holds the sweep's lease. */
+  async sweep(now = new Date()): Promise<IdleRunResult[] | undefined> {
+    const lease = await this.#options.coordinator.tryAcquire(SWEEP_LEASE_KEY);
+    if (lease === null) return undefined;
+    try {
+      const cutoff = new Date(now.getTime() - this.#options.expireAfterMs);
+      const results = await deleteIdleRuns(this.#options, cutoff, { mode: "expire" });
+      // Tombstones older than another expiry period are forgotten.
+      await this.#options.pendingRuns.forgetExpiredBefore(cutoff);
+      const expired = results.filter((result) => result.outcome === "expired");
+      if (expired.length > 0) {
+        this.#options.log?.info(
+          { expired: expired.map(({ entry }) => ({ model: entry.model, runId: entry.runId })) },
+          `expired ${expired.length} pending run${expired.length === 1 ? "" : "s"} idle for longer than ${this.#options.expireAfterMs / 1000}s`,
+        );
+      }
+      return results;
+    } finally {
+      await lease.release();
+    }
+  }
+}

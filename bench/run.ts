@@ -36,21 +36,31 @@ async function floorApp() {
   return app.listen({ host: "127.0.0.1", port: 0 });
 }
 
-async function chatServeApp() {
+const BENCH_KEY = "sk-bench-0123456789abcdef";
+
+/** chat-serve as is, or with API keys, rate limits (never reached) and metrics all on. */
+async function chatServeApp(production = false) {
   const serve = new ChatServe({
     graphs: new GraphRegistry({ echo: { graph, description: "Echo", streamableNodeNames: ["respond"] } }),
+    ...(production
+      ? {
+          auth: { keys: [{ tenant: "bench", key: BENCH_KEY }] },
+          limits: { requestsPerMinute: 1_000_000_000, concurrentRuns: 1_000_000 },
+          metrics: {},
+        }
+      : {}),
   });
   const app = await serve.bind({ prefix: "/v1" });
   return app.listen({ host: "127.0.0.1", port: 0 });
 }
 
-async function measure(url: string, body: unknown): Promise<Result> {
+async function measure(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Result> {
   return autocannon({
     url,
     method: "POST",
     connections,
     duration: seconds,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
 }
@@ -65,7 +75,13 @@ interface Side {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Alternates the floor and chat-serve for several rounds; the order flips every round. */
-async function compare(floorUrl: string, floorBody: unknown, servedUrl: string, servedBody: unknown) {
+async function compare(
+  floorUrl: string,
+  floorBody: unknown,
+  servedUrl: string,
+  servedBody: unknown,
+  servedHeaders?: Record<string, string>,
+) {
   const sides: Record<"floor" | "served", Side> = {
     floor: { requests: [], p50: [], p99: [], errors: 0 },
     served: { requests: [], p50: [], p99: [], errors: 0 },
@@ -75,7 +91,11 @@ async function compare(floorUrl: string, floorBody: unknown, servedUrl: string, 
     const order = round % 2 === 0 ? (["floor", "served"] as const) : (["served", "floor"] as const);
     const results: Partial<Record<"floor" | "served", Result>> = {};
     for (const side of order) {
-      results[side] = await measure(side === "floor" ? floorUrl : servedUrl, side === "floor" ? floorBody : servedBody);
+      results[side] = await measure(
+        side === "floor" ? floorUrl : servedUrl,
+        side === "floor" ? floorBody : servedBody,
+        side === "floor" ? {} : servedHeaders,
+      );
     }
     for (const side of ["floor", "served"] as const) {
       const result = results[side]!;
@@ -89,7 +109,7 @@ async function compare(floorUrl: string, floorBody: unknown, servedUrl: string, 
   return { sides, ratio: median(ratios), spread: [Math.min(...ratios), Math.max(...ratios)] };
 }
 
-function rows(name: string, comparison: Awaited<ReturnType<typeof compare>>) {
+function rows(name: string, comparison: Awaited<ReturnType<typeof compare>>, floorName = "floor", servedName = "chat-serve") {
   const row = (label: string, side: Side, ratio: string) => ({
     case: label,
     "req/s": Math.round(median(side.requests)),
@@ -100,8 +120,8 @@ function rows(name: string, comparison: Awaited<ReturnType<typeof compare>>) {
   });
   const [low, high] = comparison.spread;
   return [
-    row(`floor: ${name}`, comparison.sides.floor, "1.00"),
-    row(`chat-serve: ${name}`, comparison.sides.served, `${comparison.ratio.toFixed(2)} (${low!.toFixed(2)}–${high!.toFixed(2)})`),
+    row(`${floorName}: ${name}`, comparison.sides.floor, "1.00"),
+    row(`${servedName}: ${name}`, comparison.sides.served, `${comparison.ratio.toFixed(2)} (${low!.toFixed(2)}–${high!.toFixed(2)})`),
   ];
 }
 
@@ -110,16 +130,32 @@ const served = await chatServeApp();
 const chatBody = (stream: boolean) => ({ model: "echo", stream, messages: [{ role: "user", content: prompt }] });
 
 console.log(`chat-serve bench: ${rounds} rounds of ${seconds}s per side, ${connections} connections, node ${process.version}`);
-const complete = await compare(`${floor}/complete`, { text: prompt }, `${served}/v1/chat/completions`, chatBody(false));
-const streaming = await compare(`${floor}/stream`, { text: prompt }, `${served}/v1/chat/completions`, chatBody(true));
-const responsesBody = (stream: boolean) => ({ model: "echo", stream, input: prompt });
-const responsesComplete = await compare(`${floor}/complete`, { text: prompt }, `${served}/v1/responses`, responsesBody(false));
-const responsesStreaming = await compare(`${floor}/stream`, { text: prompt }, `${served}/v1/responses`, responsesBody(true));
-console.table([
-  ...rows("complete", complete),
-  ...rows("streaming", streaming),
-  ...rows("Responses complete", responsesComplete),
-  ...rows("Responses streaming", responsesStreaming),
-]);
+const table: ReturnType<typeof rows> = [];
+if (process.env.BENCH_ONLY !== "production") {
+  const complete = await compare(`${floor}/complete`, { text: prompt }, `${served}/v1/chat/completions`, chatBody(false));
+  const streaming = await compare(`${floor}/stream`, { text: prompt }, `${served}/v1/chat/completions`, chatBody(true));
+  const responsesBody = (stream: boolean) => ({ model: "echo", stream, input: prompt });
+  const responsesComplete = await compare(`${floor}/complete`, { text: prompt }, `${served}/v1/responses`, responsesBody(false));
+  const responsesStreaming = await compare(`${floor}/stream`, { text: prompt }, `${served}/v1/responses`, responsesBody(true));
+  table.push(
+    ...rows("complete", complete),
+    ...rows("streaming", streaming),
+    ...rows("Responses complete", responsesComplete),
+    ...rows("Responses streaming", responsesStreaming),
+  );
+}
+// What API keys, rate limits and metrics cost together: the same server without them is the floor.
+const production = await chatServeApp(true);
+const productionCost = await compare(
+  `${served}/v1/chat/completions`,
+  chatBody(false),
+  `${production}/v1/chat/completions`,
+  chatBody(false),
+  {
+    authorization: `Bearer ${BENCH_KEY}`,
+  },
+);
+table.push(...rows("complete", productionCost, "chat-serve, no production features", "auth + limits + metrics"));
+console.table(table);
 console.log("req/s and latencies are medians over the rounds; the ratio is the median per-round ratio (min–max).");
 process.exit(0);

@@ -49,16 +49,29 @@ async function readKeysFile(loaded: LoadedConfig, keysFile: string): Promise<Api
   return parsed.data;
 }
 
-/** The `limits` section, its models checked, its counters shared through Redis when the coordinator is Redis. */
-function limitsFromConfig(loaded: LoadedConfig, registry: GraphRegistry, backends: Backends): LimitSettings | undefined {
-  const { limits } = loaded.config;
-  if (limits === undefined) return undefined;
+/**
+ * Checks what `auth` and `limits` say against the registry without connecting anywhere, for
+ * `chat-serve models`: the same one-line errors `start` gives.
+ */
+export async function checkAccessConfig(loaded: LoadedConfig, registry: GraphRegistry): Promise<void> {
+  await authFromConfig(loaded, registry);
+  checkLimitModels(loaded, registry);
+}
+
+function checkLimitModels(loaded: LoadedConfig, registry: GraphRegistry): void {
   const known = registry.getGraphNames();
-  for (const model of Object.keys(limits.perModel ?? {})) {
+  for (const model of Object.keys(loaded.config.limits?.perModel ?? {})) {
     if (!known.includes(model)) {
       throw new ConfigError(`${loaded.displayPath}: limits.perModel.${model}: '${model}' is not a model here${didYouMean(model, known)}`);
     }
   }
+}
+
+/** The `limits` section, its models checked, its counters shared through Redis when the coordinator is Redis. */
+function limitsFromConfig(loaded: LoadedConfig, registry: GraphRegistry, backends: Backends): LimitSettings | undefined {
+  const { limits } = loaded.config;
+  if (limits === undefined) return undefined;
+  checkLimitModels(loaded, registry);
   return {
     ...limits,
     ...(backends.redis === undefined ? {} : { redis: backends.redis.client, keyPrefix: `${backends.redis.keyPrefix}limits:` }),

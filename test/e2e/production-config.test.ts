@@ -68,9 +68,12 @@ describe("production settings from the config file", () => {
       ],
     ];
     for (const [config, files, expected] of cases) {
-      const result = await runCli(["start", "--port", "0"], { cwd: project(config, files) });
-      assert.equal(result.code, 1, result.stdout);
-      assert.match(result.stderr.trim(), expected);
+      const dir = project(config, files);
+      for (const command of [["start", "--port", "0"], ["models"]]) {
+        const result = await runCli(command, { cwd: dir });
+        assert.equal(result.code, 1, result.stdout);
+        assert.match(result.stderr.trim(), expected, command[0]);
+      }
     }
   });
 

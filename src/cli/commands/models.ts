@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config/load-config.js";
-import { registryFromConfig } from "../../server/from-config.js";
+import { checkAccessConfig, registryFromConfig } from "../../server/from-config.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 
 export interface ModelsOptions {
@@ -11,6 +11,7 @@ export interface ModelsOptions {
 export async function modelsCommand(options: ModelsOptions): Promise<void> {
   const loaded = await loadConfig({ configPath: options.config });
   const registry = await registryFromConfig(loaded);
+  await checkAccessConfig(loaded, registry);
   const rows = modelRows(registry);
   process.stdout.write(options.json === true ? `${JSON.stringify(rows, null, 2)}\n` : `${renderModelTable(rows)}\n`);
 }

@@ -71,6 +71,7 @@ describe("loading the config file", () => {
       headersTimeoutMs: 20_000,
       requestTimeoutMs: 60_000,
       keepAliveTimeoutMs: 72_000,
+      shutdownGraceMs: 10_000,
     });
     assert.equal(loaded.config.backendTimeoutMs, 2_000);
   });

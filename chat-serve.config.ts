@@ -35,4 +35,14 @@ export default defineConfig({
       streamableNodeNames: ["agent"],
     },
   },
+  // A model that runs research with fixed settings: for clients that cannot send settings.
+  presets: {
+    "research-deep": {
+      from: "research",
+      settings: { depth: 5 },
+      description: "Research with depth 5, for clients that cannot send settings.",
+    },
+  },
+  // The same models for chat UIs such as Open WebUI: http://127.0.0.1:8000/ui/v1 (see the README).
+  profiles: { "chat-ui": { prefix: "/ui/v1" } },
 });

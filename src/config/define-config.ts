@@ -105,6 +105,21 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   pendingRuns: z.strictObject({ expireAfter: durationSchema, sweepEvery: durationSchema.default("10m") }).optional(),
+  profiles: z
+    .strictObject({
+      "chat-ui": z.strictObject({ prefix: z.string().min(1), answerTasks: z.boolean().default(true) }).optional(),
+    })
+    .optional(),
+  presets: z
+    .record(
+      z.string().min(1),
+      z.strictObject({
+        from: z.string("is required: the model this preset runs").min(1),
+        settings: z.record(z.string(), z.unknown()),
+        description: z.string().trim().min(1).optional(),
+      }),
+    )
+    .optional(),
   backendTimeoutMs: z.int().min(100).max(600_000).default(DEFAULT_BACKEND_TIMEOUT_MS),
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
   coordinator: coordinatorSchema.default({ kind: "memory" }),
@@ -174,6 +189,10 @@ export interface ChatServeConfig {
   metrics?: { enabled?: boolean; path?: string; port?: number; token?: string };
   /** The server deletes pending interrupt runs idle for longer than `expireAfter`, checking every `sweepEvery`. */
   pendingRuns?: { expireAfter: string; sweepEvery?: string };
+  /** The same models for chat UIs (Open WebUI and the like) under a second prefix, in the `chat-ui` profile. */
+  profiles?: { "chat-ui"?: { prefix: string; answerTasks?: boolean } };
+  /** Models that run another model with fixed client settings: `{ "research-deep": { from: "research", settings: { depth: 5 } } }`. */
+  presets?: Record<string, { from: string; settings: Record<string, unknown>; description?: string }>;
   /**
    * Deadline of every call to Redis or Postgres (lease, checkpoint read or write, readiness
    * check). Past it the request gets 503 `backend_unavailable`. Default 2 s.

@@ -7,6 +7,8 @@ import { InvalidApiKeyError } from "../errors/catalogue.js";
 export interface Caller {
   tenant: string;
   models?: ReadonlySet<string>;
+  /** The wire this caller gets whatever the mount's profile: `chat-ui` for a chat UI's key. */
+  profile?: "strict" | "chat-ui";
 }
 
 /** What an `authenticate` function returns: the tenant (with its models), or null to refuse. */
@@ -27,6 +29,7 @@ export const apiKeyEntrySchema = z
     key: z.string().min(16, "must be at least 16 characters").optional(),
     sha256: z.string().toLowerCase().regex(SHA256_HEX, "must be the 64 hex digits of the key's SHA-256").optional(),
     models: z.array(z.string().min(1)).min(1, "must list at least one model; leave it out for every model").optional(),
+    profile: z.enum(["strict", "chat-ui"], 'must be "strict" or "chat-ui"').optional(),
   })
   .refine((entry) => (entry.key === undefined) !== (entry.sha256 === undefined), {
     error: "needs exactly one of key or sha256 (is the environment variable that holds the key set?)",
@@ -73,7 +76,10 @@ export class Authenticator {
       }
       const entry = parsed.data;
       const digest = entry.key !== undefined ? sha256(entry.key) : Buffer.from(entry.sha256!, "hex");
-      return { digest, caller: { tenant: entry.tenant, ...(entry.models === undefined ? {} : { models: new Set(entry.models) }) } };
+      const caller: Caller = { tenant: entry.tenant };
+      if (entry.models !== undefined) caller.models = new Set(entry.models);
+      if (entry.profile !== undefined) caller.profile = entry.profile;
+      return { digest, caller };
     });
     this.#authenticate = settings.authenticate;
     if (this.#keys.length === 0 && this.#authenticate === undefined) {

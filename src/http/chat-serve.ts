@@ -197,6 +197,12 @@ export interface BindOptions {
   docs?: boolean;
   /** Serve the playground page at `{prefix}/playground`; default false. */
   playground?: boolean;
+  /**
+   * The same models for chat UIs (Open WebUI and the like) under a second prefix, in the
+   * `chat-ui` profile. `answerTasks` (default true) answers the UI's own title and tag
+   * prompts without running the graph.
+   */
+  profiles?: { "chat-ui"?: { prefix: string; answerTasks?: boolean } };
 }
 
 /**
@@ -278,7 +284,7 @@ export class ChatServe {
       this.app.get("/health", async () => ({ status: "ok" }));
       registerRootPointers(this.app, { prefix, docs, playground });
     }
-    await this.app.register(chatServePlugin, {
+    const pluginOptions = {
       prefix,
       registry: this.registry,
       checkpointScope: this.#options.checkpointScope,
@@ -295,15 +301,33 @@ export class ChatServe {
       metrics: this.#metrics,
       cors: this.#options.cors,
       isDraining: () => this.#draining,
+      profile: "strict" as const,
+      answerTasks: true,
       readinessChecks: [
         { name: "graphs", check: () => this.registry.validateAll() },
         ...coordinatorChecks(this.registry),
         ...(this.#options.readinessChecks ?? []),
       ],
-      onInstance: (instance) => {
+      onInstance: (instance: FastifyInstance) => {
         this.#openaiApp = instance;
       },
-    });
+    };
+    await this.app.register(chatServePlugin, pluginOptions);
+    const chatUi = options.profiles?.["chat-ui"];
+    if (chatUi !== undefined) {
+      const uiPrefix = normalizePrefix(chatUi.prefix, "profiles.chat-ui.prefix");
+      if (uiPrefix === prefix) throw new TypeError(`profiles.chat-ui.prefix must differ from the API prefix ${prefix}`);
+      // The same models and the same counters, without the pages.
+      await this.app.register(chatServePlugin, {
+        ...pluginOptions,
+        prefix: uiPrefix,
+        docs: false,
+        playground: false,
+        profile: "chat-ui",
+        answerTasks: chatUi.answerTasks ?? true,
+        onInstance: () => {},
+      });
+    }
     return this.app;
   }
 

@@ -144,8 +144,10 @@ export class RunLimits {
     return tenant === undefined ? `address:${request.ip}` : `tenant:${tenant}`;
   }
 
-  /** Registers the counters on the mounted app; call once, before `admit`. */
+  /** Registers the counters on the mounted app, before `admit`; later mounts share them. */
   async register(app: FastifyInstance): Promise<void> {
+    // A second mount (the chat-ui profile) shares the first one's counters.
+    if (this.#limiter !== undefined) return;
     const settings = this.#settings;
     const keyOf = (request: FastifyRequest) => {
       const model = (request.body as { model?: unknown } | undefined)?.model;

@@ -17,7 +17,7 @@ import { errorBody, toServeError } from "./error-mapper.js";
 import type { RunLimits } from "./limits.js";
 import type { ApiLabel, ServerMetrics } from "./metrics.js";
 import { resolveRequestId } from "./request-id.js";
-import { registerChatRoute } from "./routes/chat-completions.js";
+import { type ClientProfile, registerChatRoute } from "./routes/chat-completions.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./routes/health.js";
 import { registerModelRoutes } from "./routes/models.js";
 import { registerResponsesRoute } from "./routes/responses.js";
@@ -50,6 +50,10 @@ export interface ChatServePluginOptions {
   cors?: { origins: readonly string[] };
   /** True once the server drains before it stops: `/ready` is 503 and runs are refused. */
   isDraining: () => boolean;
+  /** The wire of this mount: `strict` (the default) or `chat-ui`. */
+  profile: ClientProfile;
+  /** In the `chat-ui` profile, answer a UI's task prompts without running the graph. */
+  answerTasks: boolean;
   /** Prometheus metrics; absent: none are kept. */
   metrics?: ServerMetrics;
   /** Request rates and concurrent runs per tenant; absent: no limits. */

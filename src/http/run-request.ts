@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { isServeError, type ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
-import type { ResumeAnswer } from "../runs/interrupts/resume-request.js";
+import type { ResumeOf } from "../runs/interrupts/interrupt-run.js";
 import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
 import type { RunStreamEvent } from "../runs/stream-run.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
@@ -107,7 +107,7 @@ export async function runForRequest<T>(
   options: RunRouteOptions,
   engineRequest: ChatCompletionRequest,
   respond: (run: PreparedRun) => Promise<T>,
-  resumeOf?: { runId: string; answers: ResumeAnswer[] },
+  resumeOf?: ResumeOf,
 ): Promise<T | FastifyReply> {
   const controller = options.runs.start();
   const onClose = () => {

@@ -33,6 +33,8 @@ export interface GraphConfigInput {
   requestToInput?: (request: ChatCompletionRequest, messages: BaseMessage[]) => unknown;
   /** Maps graph output to the assistant message. Default: the last AI message of `output.messages`. */
   outputToMessage?: (output: unknown) => BaseMessage | Promise<BaseMessage>;
+  /** A model preset: client settings that replace the defaults (a request may still change them). */
+  presetSettings?: Record<string, unknown>;
 }
 
 /** A validated, frozen graph configuration as the registry hands it out. */
@@ -47,6 +49,7 @@ export interface GraphConfig {
   readonly runCoordinator?: RunCoordinator;
   readonly requestToInput?: GraphConfigInput["requestToInput"];
   readonly outputToMessage?: GraphConfigInput["outputToMessage"];
+  readonly presetSettings?: Readonly<Record<string, unknown>>;
 }
 
 const optionalFunction = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function").optional();
@@ -93,6 +96,7 @@ const graphConfigSchema = z.strictObject({
     .optional(),
   requestToInput: optionalFunction,
   outputToMessage: optionalFunction,
+  presetSettings: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** Validates one configuration; throws the zod error for the caller to word. */
@@ -109,6 +113,7 @@ export function parseGraphConfig(input: unknown): GraphConfig {
     runCoordinator: parsed.runCoordinator,
     requestToInput: parsed.requestToInput as GraphConfigInput["requestToInput"],
     outputToMessage: parsed.outputToMessage as GraphConfigInput["outputToMessage"],
+    presetSettings: parsed.presetSettings === undefined ? undefined : Object.freeze({ ...parsed.presetSettings }),
   });
 }
 

@@ -2,7 +2,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
-import { ClientSettingsDefinitionError, GraphNotFoundError, RegistrationError } from "../errors/catalogue.js";
+import { ClientSettingsDefinitionError, GraphNotFoundError, InvalidClientSettingsError, RegistrationError } from "../errors/catalogue.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { checkContextSchema } from "../settings/runtime-context.js";
 import { firstIssue, issuePath } from "../util/describe-issue.js";
@@ -96,6 +96,20 @@ export class GraphRegistry {
         throw new RegistrationError(error.message, modelId, { cause: error, key: "clientSettings" });
       }
       throw error;
+    }
+    if (parsed.presetSettings !== undefined) {
+      if (parsed.clientSettings === undefined) {
+        throw new RegistrationError("is a preset, but its graph takes no client settings", modelId, { key: "presetSettings" });
+      }
+      try {
+        parsed.clientSettings.validateRequest({}, parsed.presetSettings);
+      } catch (error) {
+        if (!isChatServeError(error, InvalidClientSettingsError)) throw error;
+        throw new RegistrationError((error as Error).message.replace(/^Invalid preset settings: /u, "").replace(/\.$/u, ""), modelId, {
+          cause: error,
+          key: "presetSettings",
+        });
+      }
     }
     if (parsed.features.has(GraphFeature.INTERRUPTS)) {
       const runCoordinator = parsed.runCoordinator ?? this.#runCoordinator;

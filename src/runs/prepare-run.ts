@@ -8,8 +8,7 @@ import { type RunCaller, resolveRuntimeContext } from "../settings/runtime-conte
 import { anySignal } from "../util/any-signal.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
-import { type InterruptRun, prepareInterruptRun } from "./interrupts/interrupt-run.js";
-import type { ResumeAnswer } from "./interrupts/resume-request.js";
+import { type InterruptRun, prepareInterruptRun, type ResumeOf } from "./interrupts/interrupt-run.js";
 import { toLangChainMessages } from "./messages/messages-in.js";
 import { buildRunConfig } from "./run-config.js";
 import { UsageCollector } from "./usage.js";
@@ -41,7 +40,7 @@ export interface RunRequestContext {
   /** Deadline of each lease, checkpoint and index call (default 2 s). */
   backendTimeoutMs?: number;
   /** A resume that names its run directly rather than by replaying the calls. */
-  resumeOf?: { runId: string; answers: ResumeAnswer[] };
+  resumeOf?: ResumeOf;
   /** Who is calling, handed to the context factory: the tenant when the server authenticates. */
   caller?: RunCaller;
 }

@@ -176,6 +176,23 @@ export async function registryFromConfig(loaded: LoadedConfig, backends?: Backen
     }
     inputs[modelId] = input as unknown as GraphConfigInput;
   }
+  for (const [name, preset] of Object.entries(loaded.config.presets ?? {})) {
+    const where = `${loaded.displayPath}: presets.${name}`;
+    if (Object.hasOwn(inputs, name))
+      throw new ConfigError(`${where}: '${name}' is already a model under graphs; give the preset another name`);
+    const base = inputs[preset.from];
+    if (base === undefined) {
+      throw new ConfigError(`${where}.from: '${preset.from}' is not a model here${didYouMean(preset.from, Object.keys(inputs))}`);
+    }
+    const summary = Object.entries(preset.settings)
+      .map(([key, value]) => `${key} ${JSON.stringify(value)}`)
+      .join(", ");
+    inputs[name] = {
+      ...base,
+      description: preset.description ?? `${base.description} (preset: ${summary})`,
+      presetSettings: preset.settings,
+    };
+  }
   try {
     const registry = new GraphRegistry(
       inputs,
@@ -187,7 +204,9 @@ export async function registryFromConfig(loaded: LoadedConfig, backends?: Backen
     return registry;
   } catch (error) {
     if (isChatServeError(error, RegistrationError)) {
-      const where = ["graphs", error.model, error.key].filter((part) => part !== undefined).join(".");
+      const preset = error.model !== undefined && Object.hasOwn(loaded.config.presets ?? {}, error.model);
+      const key = preset && error.key === "presetSettings" ? "settings" : error.key;
+      const where = [preset ? "presets" : "graphs", error.model, key].filter((part) => part !== undefined).join(".");
       throw new ConfigError(`${loaded.displayPath}: ${where}: ${error.reason}`, { cause: error });
     }
     throw error;

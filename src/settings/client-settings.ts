@@ -24,7 +24,10 @@ export interface ClientSettingsModel {
   inspect(): { defaults: Record<string, unknown>; jsonSchema: Record<string, unknown> };
   defaults(): Record<string, unknown>;
   descriptor(): ClientSettingsDescriptor;
-  validateRequest(request: { metadata?: Record<string, string> | null }): Readonly<Record<string, unknown>>;
+  validateRequest(
+    request: { metadata?: Record<string, string> | null },
+    preset?: Readonly<Record<string, unknown>>,
+  ): Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -107,13 +110,19 @@ export class ClientSettings<Schema extends z.ZodObject = z.ZodObject, T extends 
 
   /**
    * Reads `metadata.graph_runtime_settings` (a JSON object of the values that differ from
-   * the defaults), merges it over the defaults and validates strictly. Returns a frozen
+   * the defaults), merges it over the defaults (and a model preset's settings) and validates strictly. Returns a frozen
    * instance; throws InvalidClientSettingsError naming the field.
    */
-  validateRequest(request: { metadata?: Record<string, string> | null }): Readonly<T> {
+  validateRequest(request: { metadata?: Record<string, string> | null }, preset: Readonly<Record<string, unknown>> = {}): Readonly<T> {
     const text = request.metadata?.[SETTINGS_METADATA_KEY];
-    const { defaults } = this.inspect();
-    if (text === undefined) return deepFreeze(structuredClone(defaults) as T);
+    // A model preset's settings replace the defaults; what the request sends replaces both.
+    const defaults = { ...structuredClone(this.inspect().defaults), ...structuredClone(preset) };
+    if (text === undefined) {
+      if (Object.keys(preset).length === 0) return deepFreeze(defaults as T);
+      const result = this.schema.safeParse(defaults) as z.ZodSafeParseResult<T>;
+      if (!result.success) throw new InvalidClientSettingsError(`Invalid preset settings: ${describeFirstIssue(result.error)}.`);
+      return deepFreeze(result.data);
+    }
     let sent: unknown;
     try {
       sent = JSON.parse(text);
@@ -127,7 +136,7 @@ export class ClientSettings<Schema extends z.ZodObject = z.ZodObject, T extends 
     }
     const notJson = jsonProblem(sent);
     if (notJson !== null) throw new InvalidClientSettingsError(`Invalid client settings: ${notJson}.`);
-    const result = this.schema.safeParse({ ...structuredClone(defaults), ...sent }) as z.ZodSafeParseResult<T>;
+    const result = this.schema.safeParse({ ...defaults, ...sent }) as z.ZodSafeParseResult<T>;
     if (!result.success) {
       throw new InvalidClientSettingsError(`Invalid client settings: ${describeFirstIssue(result.error)}.`);
     }

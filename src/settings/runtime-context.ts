@@ -18,6 +18,7 @@ interface ContextInputs {
   model: string;
   clientSettings?: ClientSettingsModel;
   contextFactory?: ContextFactory;
+  presetSettings?: Readonly<Record<string, unknown>>;
 }
 
 /** The context schema a compiled LangGraph graph declares, if any. */
@@ -51,7 +52,7 @@ export async function resolveRuntimeContext(
   request: ChatCompletionRequest,
   caller: Readonly<RunCaller> = {},
 ): Promise<unknown> {
-  const settings = inputs.clientSettings?.validateRequest(request);
+  const settings = inputs.clientSettings?.validateRequest(request, inputs.presetSettings);
   if (inputs.contextFactory === undefined) return settings;
   const context = await inputs.contextFactory(request, settings, caller);
   if (context === null || context === undefined) return undefined;

@@ -75,6 +75,8 @@ export interface ChatCompletionChunk {
   choices: ChunkChoice[];
   usage?: Usage | null;
   graph_chat_serve?: { schema_version: 1; event: ClientEventWire };
+  /** The `chat-ui` profile's status for chat UIs (Open WebUI's event object). */
+  event?: { type: "status"; data: { description: string; done: boolean; hidden: boolean } };
 }
 
 export type WireFeature = "client_events" | "interrupts";

@@ -44,7 +44,7 @@ describe("production settings from the config file", () => {
     }
   });
 
-  test("an unset key variable, a bad keys file and an unknown model are one line each, naming the file and key", async () => {
+  test("an unset key variable, a bad keys file, an unknown model and a bad preset are one line each, naming the file and key", async () => {
     const cases: [string, Record<string, string>, RegExp][] = [
       [
         `export default { auth: { keys: [{ tenant: "team", key: process.env.NOT_SET_ANYWHERE }] }, graphs: { echo: { graph: "./graph.ts:graph", description: "Echo" } } };`,
@@ -65,6 +65,16 @@ describe("production settings from the config file", () => {
         `export default { limits: { perModel: { ecoh: { requestsPerMinute: 1 } } }, graphs: { echo: { graph: "./graph.ts:graph", description: "Echo" } } };`,
         {},
         /^error chat-serve\.config\.ts: limits\.perModel\.ecoh: 'ecoh' is not a model here; did you mean 'echo'\?$/u,
+      ],
+      [
+        `export default { presets: { deep: { from: "ecoh", settings: {} } }, graphs: { echo: { graph: "./graph.ts:graph", description: "Echo" } } };`,
+        {},
+        /^error chat-serve\.config\.ts: presets\.deep\.from: 'ecoh' is not a model here; did you mean 'echo'\?$/u,
+      ],
+      [
+        `export default { presets: { deep: { from: "echo", settings: { depth: 5 } } }, graphs: { echo: { graph: "./graph.ts:graph", description: "Echo" } } };`,
+        {},
+        /^error chat-serve\.config\.ts: presets\.deep\.settings: is a preset, but its graph takes no client settings$/u,
       ],
     ];
     for (const [config, files, expected] of cases) {

@@ -17,9 +17,9 @@ export async function startTestServer(
   graphs: Record<string, GraphConfigInput>,
   options: Omit<ChatServeOptions, "graphs"> & BindOptions = {},
 ): Promise<TestServer> {
-  const { prefix = "/v1", docs, playground, ...rest } = options;
+  const { prefix = "/v1", docs, playground, profiles, ...rest } = options;
   const serve = new ChatServe({ graphs: new GraphRegistry(graphs), ...rest });
-  const app = await serve.bind({ prefix, docs, playground });
+  const app = await serve.bind({ prefix, docs, playground, profiles });
   const origin = await app.listen({ host: "127.0.0.1", port: 0 });
   return { serve, app, origin, baseURL: `${origin}${prefix}`, close: () => app.close() };
 }

@@ -77,6 +77,7 @@ function banner(options: {
   docs: boolean;
   playground: boolean;
   metrics: string | undefined;
+  chatUiPrefix: string | undefined;
   firstModel: string | undefined;
 }): string {
   const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
@@ -84,6 +85,8 @@ function banner(options: {
   const rows: [string, string][] = [["version", `chat-serve ${version}`]];
   if (options.playground) rows.push(["playground", `${base}/playground`]);
   if (options.docs) rows.push(["docs", `${base}/docs`]);
+  if (options.chatUiPrefix !== undefined)
+    rows.push(["chat UIs", `${options.address}${options.chatUiPrefix}  (the chat-ui profile, for Open WebUI and the like)`]);
   if (options.metrics !== undefined) rows.push(["metrics", options.metrics]);
   if (options.host === "0.0.0.0" || options.host === "::") {
     const port = new URL(options.address).port;
@@ -207,7 +210,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const docs = env.docsEnabled ?? server.docs;
   // On by default where only this machine can reach it.
   const playground = server.playground ?? isLoopback(host);
-  const app = await serve.bind({ prefix, docs, playground });
+  const app = await serve.bind({ prefix, docs, playground, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
   const expiry = loaded.config.pendingRuns;
   const sweeper =
@@ -260,7 +263,18 @@ export async function startCommand(options: StartOptions): Promise<void> {
   if (!isWorker) {
     process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
     const metricsUrl = metricsAddress ?? (metricsSettings === undefined ? undefined : `${address}${metricsSettings.path}`);
-    process.stdout.write(banner({ address, prefix, host, docs, playground, metrics: metricsUrl, firstModel: registry.getGraphNames()[0] }));
+    process.stdout.write(
+      banner({
+        address,
+        prefix,
+        host,
+        docs,
+        playground,
+        metrics: metricsUrl,
+        chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
+        firstModel: registry.getGraphNames()[0],
+      }),
+    );
   }
 
   let stopping = false;

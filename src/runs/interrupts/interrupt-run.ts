@@ -1,7 +1,7 @@
 import { Command } from "@langchain/langgraph";
 import type { PendingRunIndex } from "../../coordination/pending-run-index.js";
 import type { RunCoordinator, RunLease } from "../../coordination/run-coordinator.js";
-import { BackendUnavailableError, InterruptStateConflictError, RunBusyError } from "../../errors/catalogue.js";
+import { BackendUnavailableError, InterruptStateConflictError, InvalidResumeError, RunBusyError } from "../../errors/catalogue.js";
 import { isServeError } from "../../errors/serve-error.js";
 import type { ServableGraph } from "../../registry/servable-graph.js";
 import { timed } from "../../util/backend-timing.js";
@@ -129,6 +129,39 @@ export class InterruptRun {
 }
 
 /**
+ * How a request resumes a run without replaying its tool calls: the answers by tool call
+ * (the Responses API's `previous_response_id`), or one reply a person typed (the `chat-ui`
+ * profile), which `replyAnswers` spreads over the pending batch.
+ */
+export type ResumeOf =
+  | { runId: string; stateToken?: string; answers: ResumeAnswer[] }
+  | { runId: string; stateToken: string; reply: string };
+
+/**
+ * A person's reply as the answers of a batch. One interrupt: the reply. Several: lines
+ * numbered like the questions (\`1: yes\`, \`2) no\`) answer each; a reply without numbers
+ * answers every one of them.
+ */
+function replyAnswers(batch: InterruptBatch, reply: string): ResumeAnswer[] {
+  const { interrupts } = batch;
+  if (interrupts.length === 1) return [{ toolCallId: toolCallIdOf(interrupts[0]!.id), value: reply }];
+  const numbered = new Map<number, string>();
+  for (const line of reply.split("\n")) {
+    const match = /^\s*(\d+)\s*[:.)]\s*(.*)$/u.exec(line);
+    if (match !== null) numbered.set(Number(match[1]), match[2]!.trim());
+  }
+  if (numbered.size > 0 && interrupts.some((_interrupt, index) => !numbered.has(index + 1))) {
+    throw new InvalidResumeError(
+      `There are ${interrupts.length} questions: answer each on its own line, numbered 1 to ${interrupts.length}.`,
+    );
+  }
+  return interrupts.map((interrupt, index) => ({
+    toolCallId: toolCallIdOf(interrupt.id),
+    value: numbered.size === 0 ? reply : numbered.get(index + 1)!,
+  }));
+}
+
+/**
  * Resolves the run ID and checkpoint key, takes the lease (409 `run_busy` when held), and
  * decides from durable state whether this request starts, resumes or replays the run.
  * Every refusal happens here, before any response byte; the lease is released on refusal.
@@ -145,12 +178,11 @@ export async function prepareInterruptRun(options: {
    * A resume that names its run directly (the Responses API's `previous_response_id`): the
    * answers must match the run's pending batch, whichever batch that is.
    */
-  resumeOf?: { runId: string; answers: ResumeAnswer[] };
+  resumeOf?: ResumeOf;
 }): Promise<InterruptRun> {
   const { model, graph, request, scope } = options;
   const supplied = request.metadata.graph_run_id;
-  const resume: { runId: string; stateToken?: string; answers: ResumeAnswer[] } | undefined =
-    options.resumeOf ?? readResume(request.messages, supplied);
+  const resume: ResumeOf | undefined = options.resumeOf ?? readResume(request.messages, supplied);
   const runId = resume?.runId ?? resolveRunId(supplied);
   const key = checkpointKey(scope, model, runId);
   const { backends } = options;
@@ -179,12 +211,13 @@ export async function prepareInterruptRun(options: {
       if (resume.stateToken !== undefined && stateToken(batch) !== resume.stateToken) {
         throw new InterruptStateConflictError("These answers are for an earlier batch of interrupts; answer the latest one.");
       }
+      const answers = "reply" in resume ? replyAnswers(batch, resume.reply) : resume.answers;
       const pending = new Map(batch.interrupts.map((interrupt) => [toolCallIdOf(interrupt.id), interrupt.id]));
-      const answered = resume.answers.map((answer) => answer.toolCallId);
+      const answered = answers.map((answer) => answer.toolCallId);
       if (answered.length !== pending.size || answered.some((id) => !pending.has(id))) {
         throw new InterruptStateConflictError("The answered tool calls do not match the pending interrupts of this run.");
       }
-      const resumeMap = Object.fromEntries(resume.answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
+      const resumeMap = Object.fromEntries(answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
       return new InterruptRun(
         runId,
         key,

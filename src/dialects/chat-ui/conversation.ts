@@ -1,0 +1,82 @@
+import { INTERRUPT_TOOL_NAME, type InterruptArguments } from "../../runs/interrupts/interrupt-codec.js";
+import type { AssistantOutput } from "../../runs/messages/message-out.js";
+import type { RunStreamEvent } from "../../runs/stream-run.js";
+import type { ChatCompletionChunk } from "../../wire/response.js";
+import { resumeMarker } from "./marker.js";
+
+/** What a person reads for one interrupt: its `question` or `message`, or the payload as JSON. */
+function questionOf(payload: unknown): string {
+  if (typeof payload === "string") return payload;
+  if (typeof payload === "object" && payload !== null) {
+    const { question, message, options } = payload as { question?: unknown; message?: unknown; options?: unknown };
+    const text = typeof question === "string" ? question : typeof message === "string" ? message : undefined;
+    if (text !== undefined) {
+      const choices = Array.isArray(options) && options.every((option) => typeof option === "string") ? ` (${options.join(" / ")})` : "";
+      return `${text}${choices}`;
+    }
+  }
+  return `\`\`\`json\n${JSON.stringify(payload, null, 2)}\n\`\`\``;
+}
+
+/**
+ * A paused run as conversation: its questions as text (numbered when there are several) and
+ * the resumable marker, `finish_reason: "stop"`. Any other output is left as it is.
+ */
+export function asConversation(output: AssistantOutput): AssistantOutput {
+  const calls = output.toolCalls;
+  if (calls.length === 0 || calls.some((call) => call.function.name !== INTERRUPT_TOOL_NAME)) return output;
+  const args = calls.map((call) => JSON.parse(call.function.arguments) as InterruptArguments);
+  const questions =
+    args.length === 1
+      ? questionOf(args[0]!.payload)
+      : `${args.map((arg, index) => `${index + 1}. ${questionOf(arg.payload)}`).join("\n")}\n\nAnswer each on its own line, numbered like the questions.`;
+  const prefix = output.text.trim() === "" ? "" : `${output.text.trimEnd()}\n\n`;
+  const text = `${prefix}${questions}\n\n${resumeMarker(args[0]!.run_id, args[0]!.state_token)}`;
+  return { text, toolCalls: [], annotations: output.annotations, finishReason: "stop" };
+}
+
+/** The run's events with a paused run's batch turned into conversation (the new text streamed first). */
+export async function* conversationEvents(events: AsyncIterable<RunStreamEvent>): AsyncGenerator<RunStreamEvent> {
+  for await (const event of events) {
+    if (event.kind !== "final") {
+      yield event;
+      continue;
+    }
+    const output = asConversation(event.output);
+    if (output !== event.output && output.text.length > event.output.text.length) {
+      yield { kind: "text", text: output.text.slice(event.output.text.length) };
+    }
+    yield { ...event, output };
+  }
+}
+
+/** A fixed answer, as the run events of an answer that streams it at once. */
+export async function* fixedAnswer(text: string): AsyncGenerator<RunStreamEvent> {
+  yield { kind: "text", text };
+  yield { kind: "final", output: { text, toolCalls: [], annotations: [], finishReason: "stop" }, usage: undefined };
+}
+
+/**
+ * A chunk as a chat UI reads it: a client event becomes the UI's own `event` object
+ * (`{type: "status", data: {description, done, hidden}}`); progress and artifacts become
+ * status lines. Every other chunk is unchanged.
+ */
+export function uiChunk(chunk: ChatCompletionChunk): ChatCompletionChunk {
+  const event = chunk.graph_chat_serve?.event;
+  if (event === undefined) return chunk;
+  const { graph_chat_serve: _extension, ...plain } = chunk;
+  const data = event.data;
+  let description: string;
+  if (event.type === "status") {
+    description = String(data.description ?? "");
+    return { ...plain, event: { type: "status", data: { description, done: data.done === true, hidden: data.hidden === true } } };
+  }
+  if (event.type === "progress") {
+    const count = typeof data.total === "number" ? ` (${data.completed ?? 0}/${data.total})` : "";
+    description = `${String(data.message ?? data.stage ?? "Working")}${count}`;
+  } else {
+    const name = String(data.title ?? data.id ?? "artifact");
+    description = typeof data.url === "string" ? `${name}: ${data.url}` : name;
+  }
+  return { ...plain, event: { type: "status", data: { description, done: false, hidden: false } } };
+}

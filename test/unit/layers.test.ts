@@ -11,6 +11,8 @@ const FLOORS: Record<string, number> = {
   server: 8,
   config: 7,
   http: 6,
+  // The chat-ui profile is the chat wire for chat UIs: built on the chat dialect, below http.
+  "dialects/chat-ui": 5.5,
   "dialects/chat": 5,
   "dialects/responses": 5,
   runs: 4,

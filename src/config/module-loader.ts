@@ -9,7 +9,10 @@ export class ModuleLoader {
   readonly #jiti: Jiti;
 
   constructor(base: string) {
-    this.#jiti = createJiti(base, { interopDefault: false, moduleCache: true, fsCache: false });
+    // The transpiled files are cached on disk (jiti's cache folder: node_modules/.cache/jiti,
+    // or the OS temp dir), keyed by each file's content, so a second start skips the transpile
+    // and an edit is never served stale.
+    this.#jiti = createJiti(base, { interopDefault: false, moduleCache: true, fsCache: true });
   }
 
   async load(filepath: string): Promise<Record<string, unknown>> {

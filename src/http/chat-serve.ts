@@ -12,7 +12,7 @@ import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js
 import { type LimitSettings, RunLimits } from "./limits.js";
 import { type MetricsSettings, ServerMetrics } from "./metrics.js";
 import { chatServePlugin, sendServeError } from "./plugin.js";
-import { resolveRequestId } from "./request-id.js";
+import { requestIdOf, resolveRequestId } from "./request-id.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import type { CheckpointScope } from "./run-request.js";
 import { RunTracker } from "./run-tracker.js";
@@ -59,7 +59,7 @@ ${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` 
     const hint = API_PATHS.test(path)
       ? `Did you mean ${prefix}${path}? Point the client's base URL at ${prefix} (for example http://host:port${prefix}).`
       : `The API is under ${prefix || "/"}.`;
-    return sendServeError(reply.header("x-request-id", resolveRequestId(request)), new UnknownUrlError(request.method, request.url, hint));
+    return sendServeError(reply.header("x-request-id", request.id), new UnknownUrlError(request.method, request.url, hint));
   });
 }
 
@@ -134,6 +134,9 @@ function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTim
     http: { headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs), connectionsCheckingInterval: 1_000 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // Fastify's own request ID (and its logger's label) is ours: no second child logger per request.
+    genReqId: requestIdOf,
+    requestIdLogLabel: "requestId",
     // While closing, requests on open connections reach the routes, which answer in the
     // OpenAI envelope (503 server_shutting_down for new runs) rather than fastify's own 503.
     return503OnClosing: false,
@@ -301,6 +304,7 @@ export class ChatServe {
       metrics: this.#metrics,
       cors: this.#options.cors,
       isDraining: () => this.#draining,
+      hostRequestIds: this.#ownsApp,
       profile: "strict" as const,
       answerTasks: true,
       readinessChecks: [

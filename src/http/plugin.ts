@@ -48,6 +48,8 @@ export interface ChatServePluginOptions {
   docs: boolean;
   /** Browser origins allowed to call the API; absent: no CORS headers. */
   cors?: { origins: readonly string[] };
+  /** The host app's own request IDs are ours (`genReqId`), logged as `requestId` already. */
+  hostRequestIds: boolean;
   /** True once the server drains before it stops: `/ready` is 503 and runs are refused. */
   isDraining: () => boolean;
   /** The wire of this mount: `strict` (the default) or `chat-ui`. */
@@ -167,9 +169,13 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   const apiOf = apiLabels(options.prefix);
   app.decorateRequest("chatServeStarted", 0);
   app.addHook("onRequest", async (request, reply) => {
-    request.chatServeRequestId = resolveRequestId(request);
     request.chatServeStarted = performance.now();
-    request.log = request.log.child({ requestId: request.chatServeRequestId });
+    if (options.hostRequestIds) {
+      request.chatServeRequestId = request.id;
+    } else {
+      request.chatServeRequestId = resolveRequestId(request);
+      request.log = request.log.child({ requestId: request.chatServeRequestId });
+    }
     reply.header("x-request-id", request.chatServeRequestId);
     if (!logRequests && metrics === undefined) return;
     // On close, not onResponse: streamed replies are hijacked and skip the response hooks.

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import type { FastifyRequest } from "fastify";
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,128}$/u;
 
 /** Every value the client sent for a header, before Node joins duplicates with commas. */
-function headerValues(request: FastifyRequest, name: string): string[] {
-  const raw = request.raw.rawHeaders;
+function headerValues(request: Pick<IncomingMessage, "rawHeaders" | "headers">, name: string): string[] {
+  const raw = request.rawHeaders;
   if (Array.isArray(raw) && raw.length > 0) {
     const values: string[] = [];
     for (let index = 0; index + 1 < raw.length; index += 2) {
@@ -18,10 +19,18 @@ function headerValues(request: FastifyRequest, name: string): string[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** Keeps a single incoming `x-request-id` of 1–128 printable ASCII characters, else makes one. */
-export function resolveRequestId(request: FastifyRequest): string {
-  const values = headerValues(request, "x-request-id");
+/**
+ * Keeps a single incoming `x-request-id` of 1–128 printable ASCII characters, else makes one.
+ * Takes the raw request, so it can be fastify's `genReqId`.
+ */
+export function requestIdOf(raw: Pick<IncomingMessage, "rawHeaders" | "headers">): string {
+  const values = headerValues(raw, "x-request-id");
   const [value] = values;
   if (values.length === 1 && value !== undefined && PRINTABLE_ASCII.test(value)) return value;
   return randomUUID();
+}
+
+/** The request ID of a fastify request (see `requestIdOf`). */
+export function resolveRequestId(request: FastifyRequest): string {
+  return requestIdOf(request.raw);
 }

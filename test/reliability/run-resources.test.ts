@@ -113,11 +113,20 @@ test("interrupt round trips keep the heap flat", async () => {
   };
   try {
     for (let round = 0; round < 300; round += 1) await roundTrip();
-    const before = heapAfterGc();
-    for (let round = 0; round < 1_000; round += 1) await roundTrip();
-    const grown = heapAfterGc() - before;
-    // A leak of a few kilobytes per run (as AbortSignal.any has on Node 20) would be megabytes.
-    assert.ok(grown < 2_000_000, `the heap grew by ${(grown / 1e6).toFixed(2)} MB over 1,000 round trips`);
+    // Two windows: a leak grows the heap in both, while the collector's own timing moves one
+    // window by a megabyte now and then (seen under a loaded machine).
+    const growth: number[] = [];
+    for (let window = 0; window < 2; window += 1) {
+      const before = heapAfterGc();
+      for (let round = 0; round < 600; round += 1) await roundTrip();
+      growth.push(heapAfterGc() - before);
+    }
+    // A leak of a few kilobytes per run (as AbortSignal.any has on Node 20) would be megabytes in each.
+    const least = Math.min(...growth);
+    assert.ok(
+      least < 1_400_000,
+      `the heap grew by ${growth.map((bytes) => (bytes / 1e6).toFixed(2)).join(" and ")} MB over two windows of 600 round trips`,
+    );
   } finally {
     await app.close();
   }

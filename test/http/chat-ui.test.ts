@@ -8,6 +8,7 @@ import { graph as approvalGraph } from "../../demo/graphs/approval.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
 import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { parallelGraph } from "../fixtures/interrupt-graphs.js";
 import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
@@ -21,6 +22,7 @@ const UI_KEY = "sk-open-webui-0123456789";
 let app: FastifyInstance;
 let origin: string;
 let approvalRuns = 0;
+const coordinator = new InMemoryRunCoordinator();
 
 /** Reads back the conversation ID a run got for tracing. */
 function sessionGraph() {
@@ -52,7 +54,7 @@ before(async () => {
       // Traced (a callbacks list), so the run's config carries the session.
       session: { graph: sessionGraph(), description: "Session", runtimeCallbacks: [] },
     },
-    { runCoordinator: new InMemoryRunCoordinator(), checkpointer: new MemorySaver() },
+    { runCoordinator: coordinator, checkpointer: new MemorySaver() },
   );
   const serve = new ChatServe({
     graphs: registry,
@@ -148,6 +150,24 @@ describe("the chat-ui profile", () => {
     assert.equal(again.status, 200);
     assert.match(again.text, /^⚠️ This run has no pending interrupts/u);
     assert.equal(approvalRuns, before + 1);
+  });
+
+  test("a reply to a run another request is resuming right now is a 409 run_busy", async () => {
+    const history: Message[] = [{ role: "user", content: "ship it" }];
+    const paused = await openWebUi("approval", history);
+    const runId = /graph_interrupt:([0-9a-f-]{36}):/u.exec(paused.text)![1]!;
+    const lease = await coordinator.tryAcquire(checkpointKey("ui", "approval", runId));
+    try {
+      const busy = await openWebUi("approval", [
+        ...history,
+        { role: "assistant", content: paused.text },
+        { role: "user", content: "approve" },
+      ]);
+      assert.equal(busy.status, 409);
+      assert.equal(JSON.parse(busy.text).error.code, "run_busy");
+    } finally {
+      await lease!.release();
+    }
   });
 
   test("a batch of several questions is numbered and answered with numbered lines", async () => {

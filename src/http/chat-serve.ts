@@ -127,7 +127,7 @@ function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTim
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
   return Fastify({
     logger: logger ?? false,
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
     requestTimeout: requestTimeoutMs,
     keepAliveTimeout: keepAliveTimeoutMs,
     // Node checks those deadlines on this interval (30 s by default, too coarse for them).
@@ -136,7 +136,6 @@ function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTim
     clientErrorHandler,
     // Fastify's own request ID (and its logger's label) is ours: no second child logger per request.
     genReqId: requestIdOf,
-    requestIdLogLabel: "requestId",
     // While closing, requests on open connections reach the routes, which answer in the
     // OpenAI envelope (503 server_shutting_down for new runs) rather than fastify's own 503.
     return503OnClosing: false,

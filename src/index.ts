@@ -29,7 +29,7 @@ export type { ApiKeyEntry, Authenticate, AuthenticateResult, AuthSettings, Calle
 export { type BindOptions, ChatServe, type ChatServeOptions, type HttpTimeouts } from "./http/chat-serve.js";
 export { clientErrorHandler, frameworkErrorHandler } from "./http/framework-errors.js";
 export type { Limit, LimitSettings } from "./http/limits.js";
-export { type MetricsSettings, ServerMetrics } from "./http/metrics.js";
+export type { MetricsSettings, ServerMetrics } from "./http/metrics.js";
 export type { ReadinessCheck } from "./http/routes/health.js";
 export type { CheckpointScope } from "./http/run-request.js";
 export { GraphFeature } from "./registry/features.js";

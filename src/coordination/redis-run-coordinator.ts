@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { once as onceEvent } from "node:events";
-import { Redis, type RedisOptions } from "ioredis";
+import { createRequire } from "node:module";
+import type { Redis, RedisOptions } from "ioredis";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { once, type RunCoordinator, type RunLease } from "./run-coordinator.js";
 
@@ -54,7 +55,9 @@ export class RedisRunCoordinator implements RunCoordinator {
         // each command after this, so no request waits on it.
         commandTimeout: this.#timeoutMs,
       };
-      this.#redis = new Redis(options.url, clientOptions);
+      // ioredis loads here, not when the package is imported: a server without Redis never pays for it.
+      const { Redis: RedisClient } = createRequire(import.meta.url)("ioredis") as typeof import("ioredis");
+      this.#redis = new RedisClient(options.url, clientOptions);
       this.#ownsClient = true;
       // Connection errors surface on commands (as 503s); the client reconnects by itself.
       this.#redis.on("error", () => {});

@@ -10,7 +10,7 @@ import { Authenticator, type AuthSettings } from "./auth.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
 import { type LimitSettings, RunLimits } from "./limits.js";
-import { type MetricsSettings, ServerMetrics } from "./metrics.js";
+import type { MetricsSettings, ServerMetrics } from "./metrics.js";
 import { chatServePlugin, sendServeError } from "./plugin.js";
 import { requestIdOf, resolveRequestId } from "./request-id.js";
 import type { ReadinessCheck } from "./routes/health.js";
@@ -270,6 +270,8 @@ export class ChatServe {
     const playground = options.playground ?? false;
     const metricsSettings = this.#options.metrics;
     if (metricsSettings !== undefined) {
+      // prom-client loads only when metrics are on.
+      const { ServerMetrics } = await import("./metrics.js");
       const metrics = new ServerMetrics({
         runsInFlight: () => this.#runs.size,
         pendingRuns: this.registry.getGraphNames().some((name) => this.registry.getGraph(name).features.has(GraphFeature.INTERRUPTS))

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import { RateLimitExceededError } from "../errors/catalogue.js";
@@ -153,6 +152,8 @@ export class RunLimits {
       const model = (request.body as { model?: unknown } | undefined)?.model;
       return `${RunLimits.#tenantOf(request)}|${this.#limitOf(typeof model === "string" ? model : "").bucket}`;
     };
+    // Loaded only when limits are configured.
+    const { default: rateLimit } = await import("@fastify/rate-limit");
     await app.register(rateLimit, {
       // Counted only where `admit` asks, once the body (and so the model) is known.
       global: false,

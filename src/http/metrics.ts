@@ -4,6 +4,7 @@ import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, R
 import { type BackendTiming, backendTimingChannel } from "../util/backend-timing.js";
 import { withDeadline } from "../util/deadline.js";
 import type { Usage } from "../wire/response.js";
+import { CLUSTER_SCRAPE_REPLY, CLUSTER_SCRAPE_REQUEST, CLUSTER_WORKER_ENV } from "./cluster-scrape.js";
 
 /** Where the Prometheus scrape is served, and who may read it. */
 export interface MetricsSettings {
@@ -20,12 +21,6 @@ export type ApiLabel = "chat.completions" | "responses" | "models" | "health" | 
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const BACKEND_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-
-/** The message a cluster worker sends its primary for the whole cluster's metrics, and the answer. */
-export const CLUSTER_SCRAPE_REQUEST = "chat-serve:metrics-request";
-export const CLUSTER_SCRAPE_REPLY = "chat-serve:metrics-reply";
-/** Set by `start --workers` on each worker it forks. */
-export const CLUSTER_WORKER_ENV = "CHAT_SERVE_CLUSTER_WORKER";
 
 /**
  * The server's Prometheus metrics (prom-client), each with one owner: requests by model, API

@@ -1,4 +1,3 @@
-import cors from "@fastify/cors";
 import type { FastifyInstance, FastifyReply, HTTPMethods } from "fastify";
 import secureJson from "secure-json-parse";
 import {
@@ -210,7 +209,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   });
   if (options.cors !== undefined) {
     // Registered before the key check: a preflight carries no key, and is answered here.
-    await app.register(cors, {
+    await app.register((await import("@fastify/cors")).default, {
       origin: [...options.cors.origins],
       methods: ["GET", "HEAD", "POST"],
       exposedHeaders: [

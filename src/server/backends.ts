@@ -1,13 +1,8 @@
 import { MemorySaver } from "@langchain/langgraph";
 import type { Redis } from "ioredis";
 import type { ParsedConfig } from "../config/define-config.js";
-import { DeadlinePostgresSaver } from "../coordination/deadline-postgres-saver.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
-import { PostgresPendingRunIndex } from "../coordination/postgres-pending-run-index.js";
-import { createPostgresPool } from "../coordination/postgres-pool.js";
-import { PostgresRunCoordinator } from "../coordination/postgres-run-coordinator.js";
-import { RedisRunCoordinator } from "../coordination/redis-run-coordinator.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 
@@ -55,7 +50,13 @@ export async function backendsFromConfig(
   let pendingRuns: PendingRunIndex;
   let setup = async () => {};
   let checkpointerCheck: (() => Promise<void>) | undefined;
+  // Each backend's modules (pg, ioredis, the Postgres checkpointer) load only when the config names it.
   if (config.checkpointer.kind === "postgres") {
+    const [{ createPostgresPool }, { DeadlinePostgresSaver }, { PostgresPendingRunIndex }] = await Promise.all([
+      import("../coordination/postgres-pool.js"),
+      import("../coordination/deadline-postgres-saver.js"),
+      import("../coordination/postgres-pending-run-index.js"),
+    ]);
     const { url, schema } = config.checkpointer;
     const pool = createPostgresPool({ url, max: 10, timeoutMs, onConnectionError: (error) => report("checkpointer", error) });
     const saver = new DeadlinePostgresSaver(pool, { schema, timeoutMs });
@@ -93,6 +94,7 @@ export async function backendsFromConfig(
   let redis: Backends["redis"];
   const coordinator = config.coordinator;
   if (coordinator.kind === "redis") {
+    const { RedisRunCoordinator } = await import("../coordination/redis-run-coordinator.js");
     const redisCoordinator = new RedisRunCoordinator({
       url: coordinator.url,
       leaseTtlMs: coordinator.leaseTtlMs,
@@ -103,6 +105,10 @@ export async function backendsFromConfig(
     redis = { client: redisCoordinator.redis, keyPrefix: redisCoordinator.keyPrefix };
     closers.push(() => redisCoordinator.close());
   } else if (coordinator.kind === "postgres") {
+    const [{ createPostgresPool }, { PostgresRunCoordinator }] = await Promise.all([
+      import("../coordination/postgres-pool.js"),
+      import("../coordination/postgres-run-coordinator.js"),
+    ]);
     // Its own pool: one connection per lease, plus one for readiness checks.
     const pool = createPostgresPool({
       url: coordinator.url,

@@ -1,12 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import chalk from "chalk";
-import {
-  CLUSTER_SCRAPE_REPLY,
-  CLUSTER_SCRAPE_REQUEST,
-  CLUSTER_WORKER_ENV,
-  clusterMetricsText,
-  type MetricsSettings,
-} from "../../http/metrics.js";
+import { CLUSTER_SCRAPE_REPLY, CLUSTER_SCRAPE_REQUEST, CLUSTER_WORKER_ENV } from "../../http/cluster-scrape.js";
+import type { MetricsSettings } from "../../http/metrics.js";
 import { serveMetricsPort } from "../metrics-port.js";
 
 /**
@@ -24,6 +19,8 @@ export async function runPrimary(options: {
   let listening = 0;
   const fork = () => cluster.fork({ [CLUSTER_WORKER_ENV]: "1" });
   if (options.metrics !== undefined) {
+    // prom-client loads only when metrics are on.
+    const { clusterMetricsText } = await import("../../http/metrics.js");
     // One scrape is the whole cluster: a worker asked under the API path forwards here, and
     // with metrics.port the primary serves the port itself.
     cluster.on("message", (worker, message: { type?: string; id?: string }) => {

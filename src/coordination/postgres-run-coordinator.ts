@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import { BackendUnavailableError } from "../errors/catalogue.js";
 import { once, type RunCoordinator, type RunLease } from "./run-coordinator.js";
@@ -21,9 +22,14 @@ export interface PostgresRunCoordinatorOptions {
   leaseTimeoutMs?: number;
 }
 
-/** The advisory-lock id of a checkpoint key: its first 64 bits as a signed bigint. */
+/**
+ * The advisory-lock id of a key as a signed 64-bit integer: a checkpoint key (a SHA-256 hex
+ * digest) gives its first 64 bits; any other key (the pending-run sweep's, say) gives the
+ * first 64 bits of its own SHA-256.
+ */
 export function advisoryLockId(key: string): string {
-  return BigInt.asIntN(64, BigInt(`0x${key.slice(0, 16).padEnd(16, "0")}`)).toString();
+  const hex = /^[0-9a-f]{16}/iu.test(key) ? key.slice(0, 16) : createHash("sha256").update(key).digest("hex").slice(0, 16);
+  return BigInt.asIntN(64, BigInt(`0x${hex}`)).toString();
 }
 
 // Takes the lock and, only when it got it, arms the session's idle timeout, in one round trip.

@@ -58,6 +58,28 @@ for (const { name, skip, make } of implementations) {
       await lease.release();
     });
 
+    test("any key, not only a checkpoint key: the pending-run sweep's own lease is single-flight too", async () => {
+      // Two holders, as two processes would be (one coordinator for the memory one).
+      const keyPrefix = uniquePrefix();
+      const pair = (): RunCoordinator[] => {
+        if (name === "redis") return [redisCoordinator({ keyPrefix }), redisCoordinator({ keyPrefix })];
+        if (name === "memory") {
+          const one = make();
+          return [one, one];
+        }
+        return [make(), make()];
+      };
+      const [first, second] = pair() as [RunCoordinator, RunCoordinator];
+      const key = `chat-serve:pending-run-sweep:${newKey().slice(0, 8)}`;
+      const lease = await first.tryAcquire(key);
+      assert.ok(lease);
+      assert.equal(await second.tryAcquire(key), null);
+      await lease.release();
+      const again = await second.tryAcquire(key);
+      assert.ok(again);
+      await again.release();
+    });
+
     test("try-lock: a refusal comes at once, it never waits for the holder", async () => {
       const coordinator = make();
       const key = newKey();

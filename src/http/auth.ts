@@ -44,17 +44,21 @@ export interface AuthSettings {
   authenticate?: Authenticate;
 }
 
-function sha256(text: string): Buffer {
+/** A secret's SHA-256, the form secrets are kept and compared in (`timingSafeEqual` on equal lengths). */
+export function secretDigest(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
+}
+
+/** The token of `Authorization: Bearer <token>`, if the request sends one. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  return typeof authorization === "string" ? /^Bearer\s+(\S+)\s*$/iu.exec(authorization)?.[1] : undefined;
 }
 
 /** The key a request presents: `Authorization: Bearer <key>`, or `api-key: <key>` as Azure clients send it. */
 function presentedKey(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  if (typeof authorization === "string") {
-    const match = /^Bearer\s+(\S+)\s*$/iu.exec(authorization);
-    if (match?.[1] !== undefined) return match[1];
-  }
+  const bearer = bearerToken(request);
+  if (bearer !== undefined) return bearer;
   const apiKey = request.headers["api-key"];
   return typeof apiKey === "string" && apiKey.trim() !== "" ? apiKey.trim() : undefined;
 }
@@ -75,7 +79,7 @@ export class Authenticator {
         throw new TypeError(`auth.keys.${[index, ...issue.path].join(".")}: ${issue.message}`);
       }
       const entry = parsed.data;
-      const digest = entry.key !== undefined ? sha256(entry.key) : Buffer.from(entry.sha256!, "hex");
+      const digest = entry.key !== undefined ? secretDigest(entry.key) : Buffer.from(entry.sha256!, "hex");
       const caller: Caller = { tenant: entry.tenant };
       if (entry.models !== undefined) caller.models = new Set(entry.models);
       if (entry.profile !== undefined) caller.profile = entry.profile;
@@ -96,7 +100,7 @@ export class Authenticator {
   async identify(request: FastifyRequest): Promise<Caller> {
     const key = presentedKey(request);
     if (key !== undefined) {
-      const digest = sha256(key);
+      const digest = secretDigest(key);
       let found: Caller | undefined;
       for (const entry of this.#keys) {
         // No early exit: the time taken does not depend on which key matched.

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { InvalidApiKeyError, ServerShuttingDownError, UnknownUrlError } from "../errors/catalogue.js";
 import { GraphFeature } from "../registry/features.js";
@@ -6,7 +6,8 @@ import { GraphRegistry } from "../registry/graph-registry.js";
 import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { didYouMean } from "../util/did-you-mean.js";
-import { Authenticator, type AuthSettings } from "./auth.js";
+import { escapeHtml } from "../util/escape-html.js";
+import { Authenticator, type AuthSettings, bearerToken, secretDigest } from "./auth.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
 import { type LimitSettings, RunLimits } from "./limits.js";
@@ -19,10 +20,6 @@ import { RunTracker } from "./run-tracker.js";
 
 // API paths a client may ask for without the prefix, when its base URL lacks it.
 const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
-
-function escapeHtml(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
-}
 
 /**
  * On an app chat-serve created: `GET /` says where the API, the playground and the docs are
@@ -72,11 +69,11 @@ export function registerScrapeRoute(
   metrics: { scrape(): Promise<{ contentType: string; body: string }> },
   settings: MetricsSettings,
 ): void {
-  const token = settings.token === undefined ? undefined : createHash("sha256").update(settings.token).digest();
+  const token = settings.token === undefined ? undefined : secretDigest(settings.token);
   app.get(settings.path ?? "/metrics", { schema: { hide: true } }, async (request, reply) => {
     if (token !== undefined) {
-      const sent = /^Bearer\s+(\S+)\s*$/iu.exec(request.headers.authorization ?? "")?.[1];
-      if (sent === undefined || !timingSafeEqual(createHash("sha256").update(sent).digest(), token)) {
+      const sent = bearerToken(request);
+      if (sent === undefined || !timingSafeEqual(secretDigest(sent), token)) {
         return sendServeError(
           reply.header("x-request-id", resolveRequestId(request)),
           new InvalidApiKeyError("The metrics need the scrape token: send it as 'Authorization: Bearer TOKEN'."),
@@ -239,19 +236,14 @@ export class ChatServe {
     this.#options = options;
     this.#ownsApp = options.app === undefined;
     this.#authenticator = options.auth === undefined ? undefined : new Authenticator(options.auth);
-    for (const model of this.#authenticator?.namedModels ?? []) {
-      if (!this.registry.getGraphNames().includes(model)) {
-        throw new TypeError(
-          `auth: an API key names the model '${model}', which is not registered${didYouMean(model, this.registry.getGraphNames())}`,
-        );
-      }
-    }
     this.#limits = options.limits === undefined ? undefined : new RunLimits(options.limits);
-    for (const model of this.#limits?.namedModels ?? []) {
-      if (!this.registry.getGraphNames().includes(model)) {
-        throw new TypeError(`limits.perModel: '${model}' is not a registered model${didYouMean(model, this.registry.getGraphNames())}`);
-      }
-    }
+    const known = this.registry.getGraphNames();
+    const unknown = (named: readonly string[], where: (model: string) => string) => {
+      const model = named.find((name) => !known.includes(name));
+      if (model !== undefined) throw new TypeError(`${where(model)}${didYouMean(model, known)}`);
+    };
+    unknown(this.#authenticator?.namedModels ?? [], (model) => `auth: an API key names the model '${model}', which is not registered`);
+    unknown(this.#limits?.namedModels ?? [], (model) => `limits.perModel: '${model}' is not a registered model`);
     this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);
   }
 

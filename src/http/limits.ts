@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
+import { once } from "../coordination/run-coordinator.js";
 import { RateLimitExceededError } from "../errors/catalogue.js";
 
 /** One limit: requests per window and runs in flight. */
@@ -39,14 +40,11 @@ class MemorySlots implements Slots {
     const taken = this.#taken.get(key) ?? 0;
     if (taken >= max) return null;
     this.#taken.set(key, taken + 1);
-    let released = false;
-    return async () => {
-      if (released) return;
-      released = true;
+    return once(async () => {
       const left = (this.#taken.get(key) ?? 1) - 1;
       if (left === 0) this.#taken.delete(key);
       else this.#taken.set(key, left);
-    };
+    });
   }
 }
 
@@ -89,14 +87,11 @@ class RedisSlots implements Slots {
       this.#redis.eval(RENEW_SLOT, 1, redisKey, holder, String(SLOT_TTL_MS)).catch(() => {});
     }, SLOT_TTL_MS / 3);
     timer.unref();
-    let released = false;
-    return async () => {
-      if (released) return;
-      released = true;
+    return once(async () => {
       clearInterval(timer);
       // Unreachable Redis: the slot expires by itself.
       await this.#redis.zrem(redisKey, holder).catch(() => {});
-    };
+    });
   }
 }
 

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { escapeHtml } from "../util/escape-html.js";
 
 /** The playground's files, shipped in the package: no build step, no CDN. */
 const PLAYGROUND_DIR = fileURLToPath(new URL("../../playground/", import.meta.url));
@@ -21,16 +22,12 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-function escapeAttribute(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
-}
-
 /**
  * `{prefix}/playground` (with or without a trailing slash): a page to pick a model, fill its
  * client settings and chat with it, served with its assets under `{prefix}/playground/assets/`.
  */
 export async function registerPlayground(app: FastifyInstance, options: { prefix: string; docs: boolean }): Promise<void> {
-  const prefix = escapeAttribute(options.prefix);
+  const prefix = escapeHtml(options.prefix);
   const page = (await readFile(`${PLAYGROUND_DIR}index.html`, "utf8"))
     .replaceAll("{{docs-link}}", options.docs ? `<a href="${prefix}/docs">API docs</a>` : "")
     .replaceAll("{{prefix}}", prefix);

@@ -167,6 +167,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   const models = new Set(options.registry.getGraphNames());
   const apiOf = apiLabels(options.prefix);
   app.decorateRequest("chatServeStarted", 0);
+  // A draining server takes no new runs; what runs already may finish.
+  const runRoutes = new Set([`${options.prefix}/chat/completions`, `${options.prefix}/responses`]);
   app.addHook("onRequest", async (request, reply) => {
     request.chatServeStarted = performance.now();
     if (options.hostRequestIds) {
@@ -176,37 +178,35 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
       request.log = request.log.child({ requestId: request.chatServeRequestId });
     }
     reply.header("x-request-id", request.chatServeRequestId);
-    if (!logRequests && metrics === undefined) return;
     // On close, not onResponse: streamed replies are hijacked and skip the response hooks.
-    reply.raw.once("close", () => {
-      const started = request.chatServeStarted;
-      const model = (request.body as { model?: unknown } | undefined)?.model;
-      const status = reply.raw.statusCode;
-      const durationMs = performance.now() - started;
-      metrics?.requestEnded(
-        { model: typeof model === "string" && models.has(model) ? model : "", api: apiOf(request.routeOptions.url), status },
-        durationMs / 1000,
-      );
-      if (!logRequests) return;
-      request.log.info(
-        {
-          method: request.method,
-          path: request.url,
-          status,
-          model: typeof model === "string" ? model : undefined,
-          durationMs: Math.round(durationMs),
-        },
-        `${request.method} ${request.url} ${status}${typeof model === "string" ? ` ${model}` : ""} ${Math.round(durationMs)}ms`,
-      );
-    });
+    if (logRequests || metrics !== undefined) {
+      reply.raw.once("close", () => {
+        const started = request.chatServeStarted;
+        const model = (request.body as { model?: unknown } | undefined)?.model;
+        const status = reply.raw.statusCode;
+        const durationMs = performance.now() - started;
+        metrics?.requestEnded(
+          { model: typeof model === "string" && models.has(model) ? model : "", api: apiOf(request.routeOptions.url), status },
+          durationMs / 1000,
+        );
+        if (!logRequests) return;
+        request.log.info(
+          {
+            method: request.method,
+            path: request.url,
+            status,
+            model: typeof model === "string" ? model : undefined,
+            durationMs: Math.round(durationMs),
+          },
+          `${request.method} ${request.url} ${status}${typeof model === "string" ? ` ${model}` : ""} ${Math.round(durationMs)}ms`,
+        );
+      });
+    }
+    if (options.isDraining() && request.method === "POST" && runRoutes.has(request.routeOptions.url ?? "")) {
+      throw new ServerShuttingDownError();
+    }
   });
 
-  // A draining server takes no new runs; what runs already may finish.
-  const runRoutes = new Set([`${options.prefix}/chat/completions`, `${options.prefix}/responses`]);
-  app.addHook("onRequest", async (request) => {
-    if (options.isDraining() && request.method === "POST" && runRoutes.has(request.routeOptions.url ?? ""))
-      throw new ServerShuttingDownError();
-  });
   if (options.cors !== undefined) {
     // Registered before the key check: a preflight carries no key, and is answered here.
     await app.register((await import("@fastify/cors")).default, {

@@ -48,20 +48,25 @@ function apiOf(request: FastifyRequest): ApiLabel {
 }
 
 /**
- * Streams a run's events over SSE with what the metrics watch: the stream counted as open
- * while it is, and the time to its first text.
+ * A run's events with what the metrics watch: the stream counted as open while it is, and the
+ * time to its first text. Without metrics, the events themselves (no wrapper on the hot path).
  */
-export async function* observedEvents(
+export function observedEvents(
   request: FastifyRequest,
   options: RunRouteOptions,
   run: PreparedRun,
   events: AsyncIterable<RunStreamEvent>,
-): AsyncGenerator<RunStreamEvent> {
+): AsyncIterable<RunStreamEvent> {
   const { metrics } = options;
-  if (metrics === undefined) {
-    yield* events;
-    return;
-  }
+  return metrics === undefined ? events : watchedEvents(metrics, request, run, events);
+}
+
+async function* watchedEvents(
+  metrics: ServerMetrics,
+  request: FastifyRequest,
+  run: PreparedRun,
+  events: AsyncIterable<RunStreamEvent>,
+): AsyncGenerator<RunStreamEvent> {
   const labels = { model: run.model, api: apiOf(request) };
   metrics.streamOpened(labels.api);
   let first = true;

@@ -43,6 +43,8 @@ export class ClientSettings<Schema extends z.ZodObject = z.ZodObject, T extends 
   /** The strict zod object; also the graph's context schema when there is no context factory. */
   readonly schema: Schema;
   #inspected: Inspected<T> | undefined;
+  /** A preset's settings, validated once: a request that sends none gets the same frozen object. */
+  readonly #presets = new WeakMap<object, Readonly<T>>();
 
   constructor(schema: Schema) {
     this.schema = schema;
@@ -110,18 +112,22 @@ export class ClientSettings<Schema extends z.ZodObject = z.ZodObject, T extends 
 
   /**
    * Reads `metadata.graph_runtime_settings` (a JSON object of the values that differ from
-   * the defaults), merges it over the defaults (and a model preset's settings) and validates strictly. Returns a frozen
-   * instance; throws InvalidClientSettingsError naming the field.
+   * the defaults), merges it over the defaults (and a model preset's settings) and validates
+   * strictly. Returns a frozen instance; throws InvalidClientSettingsError naming the field.
    */
   validateRequest(request: { metadata?: Record<string, string> | null }, preset: Readonly<Record<string, unknown>> = {}): Readonly<T> {
     const text = request.metadata?.[SETTINGS_METADATA_KEY];
+    const known = text === undefined ? this.#presets.get(preset) : undefined;
+    if (known !== undefined) return known;
     // A model preset's settings replace the defaults; what the request sends replaces both.
     const defaults = { ...structuredClone(this.inspect().defaults), ...structuredClone(preset) };
     if (text === undefined) {
       if (Object.keys(preset).length === 0) return deepFreeze(defaults as T);
       const result = this.schema.safeParse(defaults) as z.ZodSafeParseResult<T>;
       if (!result.success) throw new InvalidClientSettingsError(`Invalid preset settings: ${describeFirstIssue(result.error)}.`);
-      return deepFreeze(result.data);
+      const settings = deepFreeze(result.data);
+      this.#presets.set(preset, settings);
+      return settings;
     }
     let sent: unknown;
     try {

@@ -152,6 +152,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const host = options.host ?? (process.env.HOST || undefined) ?? server.host;
   const portText = options.port ?? (process.env.PORT || undefined);
   const port = portText === undefined ? server.port : parsePort(portText, options.port === undefined ? "PORT" : "--port");
+  const metricsSettings = loaded.config.metrics?.enabled === true ? loaded.config.metrics : undefined;
 
   if (!isWorker) {
     if (workers > 1 && (!backends.durable || !backends.distributed)) {
@@ -183,11 +184,10 @@ export async function startCommand(options: StartOptions): Promise<void> {
     process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);
     if (workers > 1) {
       await backends.close();
-      return runPrimary({ workers, host, prefix, metrics: loaded.config.metrics?.enabled === true ? loaded.config.metrics : undefined });
+      return runPrimary({ workers, host, prefix, metrics: metricsSettings });
     }
   }
 
-  const metricsSettings = loaded.config.metrics?.enabled === true ? loaded.config.metrics : undefined;
   const serve = new ChatServe({
     graphs: registry,
     checkpointScope,

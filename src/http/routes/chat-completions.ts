@@ -10,7 +10,7 @@ import { isChatServeError } from "../../errors/serve-error.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
 import type { ChatCompletionChunk } from "../../wire/response.js";
-import { errorBody } from "../error-mapper.js";
+import { errorBody, toServeError } from "../error-mapper.js";
 import { observedEvents, type RunRouteOptions, runForRequest, streamErrorBody } from "../run-request.js";
 import { writeSse } from "../sse-writer.js";
 
@@ -38,7 +38,7 @@ async function answerWith(reply: FastifyReply, options: ChatRouteOptions, identi
   if (!stream) return toChatCompletion(identity, { text, toolCalls: [], annotations: [], finishReason: "stop" }, undefined);
   await writeSse(reply, toCompletionChunks(events, identity, false), {
     keepAliveMs: options.keepAliveMs,
-    errorFrame: () => errorBody(new InvalidResumeError(text)),
+    errorFrame: (error) => errorBody(toServeError(error)),
   });
   return reply;
 }

@@ -1,7 +1,7 @@
 // Lease acquire + release for the Redis and Postgres coordinators, against the bare round
 // trips they are built on (Redis PING; Postgres SELECT 1 on a pooled connection), one at a
 // time, in alternating rounds. Needs the services of the test suite (TEST_REDIS_URL,
-// TEST_POSTGRES_URL). Run with `npm run bench:leases`.
+// TEST_POSTGRES_URL); a coordinator whose service does not answer is left out with a note.
 
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
@@ -9,20 +9,20 @@ import { createPostgresPool } from "../src/coordination/postgres-pool.js";
 import { PostgresRunCoordinator } from "../src/coordination/postgres-run-coordinator.js";
 import { RedisRunCoordinator } from "../src/coordination/redis-run-coordinator.js";
 import type { RunCoordinator } from "../src/coordination/run-coordinator.js";
+import { median } from "./lib/load.js";
+import { fixed, type Row, row } from "./lib/results.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
-const perRound = Number(process.env.BENCH_CALLS ?? 500);
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const PER_ROUND = Number(process.env.BENCH_CALLS ?? 500);
 
 /** Microseconds per call, one call at a time. */
 async function perCall(call: () => Promise<void>): Promise<number> {
   for (let index = 0; index < 50; index += 1) await call();
   const started = performance.now();
-  for (let index = 0; index < perRound; index += 1) await call();
-  return ((performance.now() - started) / perRound) * 1000;
+  for (let index = 0; index < PER_ROUND; index += 1) await call();
+  return ((performance.now() - started) / PER_ROUND) * 1000;
 }
 
 const leaseCycle = (coordinator: RunCoordinator) => async () => {
@@ -31,20 +31,10 @@ const leaseCycle = (coordinator: RunCoordinator) => async () => {
   await lease.release();
 };
 
-const redis = new Redis(REDIS_URL);
-const redisCoordinator = new RedisRunCoordinator({ url: REDIS_URL, keyPrefix: `chat-serve-bench:${randomUUID()}:` });
-const pool = createPostgresPool({ url: POSTGRES_URL, max: 4, timeoutMs: 2_000 });
-const postgresCoordinator = new PostgresRunCoordinator({ pool, maxConcurrentLeases: 2 });
-
-const cases = [
-  { name: "Redis", bare: async () => void (await redis.ping()), lease: leaseCycle(redisCoordinator), floor: "PING" },
-  { name: "Postgres", bare: async () => void (await pool.query("SELECT 1")), lease: leaseCycle(postgresCoordinator), floor: "SELECT 1" },
-];
-const rows = [];
-for (const { name, bare, lease, floor } of cases) {
+async function compareCalls(name: string, floor: string, bare: () => Promise<void>, lease: () => Promise<void>): Promise<Row> {
   const bareTimes: number[] = [];
   const leaseTimes: number[] = [];
-  for (let round = 0; round < rounds; round += 1) {
+  for (let round = 0; round < ROUNDS; round += 1) {
     if (round % 2 === 0) {
       bareTimes.push(await perCall(bare));
       leaseTimes.push(await perCall(lease));
@@ -53,16 +43,38 @@ for (const { name, bare, lease, floor } of cases) {
       bareTimes.push(await perCall(bare));
     }
   }
-  rows.push({
-    coordinator: name,
-    "bare round trip": floor,
-    "bare µs": Math.round(median(bareTimes)),
-    "acquire + release µs": Math.round(median(leaseTimes)),
-    "vs bare": (median(leaseTimes) / median(bareTimes)).toFixed(2),
-  });
+  return row(
+    "leases, one at a time",
+    `${name}: acquire + release vs ${floor}`,
+    `${fixed(median(leaseTimes), 0)} µs`,
+    `${fixed(median(bareTimes), 0)} µs`,
+    median(leaseTimes) / median(bareTimes),
+  );
 }
-console.log(`lease bench: ${rounds} rounds of ${perRound} calls each side, one at a time, node ${process.version}`);
-console.table(rows);
-redis.disconnect();
-await redisCoordinator.close();
-await pool.end();
+
+export async function leases(): Promise<{ rows: Row[]; notes: string[] }> {
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2_000 });
+  try {
+    await redis.connect();
+    const coordinator = new RedisRunCoordinator({ url: REDIS_URL, keyPrefix: `chat-serve-bench:${randomUUID()}:` });
+    rows.push(await compareCalls("Redis", "PING", async () => void (await redis.ping()), leaseCycle(coordinator)));
+    await coordinator.close();
+  } catch (error) {
+    notes.push(`Redis leases left out: ${(error as Error).message} (${REDIS_URL})`);
+  } finally {
+    redis.disconnect();
+  }
+  const pool = createPostgresPool({ url: POSTGRES_URL, max: 4, timeoutMs: 2_000 });
+  try {
+    await pool.query("SELECT 1");
+    const coordinator = new PostgresRunCoordinator({ pool, maxConcurrentLeases: 2 });
+    rows.push(await compareCalls("Postgres", "SELECT 1", async () => void (await pool.query("SELECT 1")), leaseCycle(coordinator)));
+  } catch (error) {
+    notes.push(`Postgres leases left out: ${(error as Error).message} (${POSTGRES_URL})`);
+  } finally {
+    await pool.end();
+  }
+  return { rows, notes };
+}

@@ -34,7 +34,8 @@ function drained(raw: ServerResponse): Promise<void> {
 
 /**
  * The only place that knows SSE framing: headers flushed at once, one `data:` frame per
- * chunk (with its `event:` name for typed events), keep-alive comments, an error frame on
+ * chunk (with its `event:` name for typed events), the frames of one event-loop turn in
+ * one write, keep-alive comments, an error frame on
  * failure, and `data: [DONE]` at the end of a chat-completions stream.
  * Returns once the response has ended or the client has gone. The keep-alive timer is this
  * function's own: one timer, pushed back by every write, cleared on every way out.
@@ -57,10 +58,27 @@ export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknow
     if (!raw.destroyed) raw.write(": keep-alive\n\n");
   }, options.keepAliveMs);
   keepAlive.unref();
+  // Frames produced in the same turn of the event loop leave in one write(): they collect in
+  // `pending`, and the tick queue writes them once that turn's promise jobs (the run handing
+  // over whatever chunks it has ready) have run. A full socket holds the next frame back.
+  let pending = "";
+  let flushQueued = false;
+  const flush = () => {
+    flushQueued = false;
+    if (pending === "" || raw.destroyed) return;
+    const frames = pending;
+    pending = "";
+    raw.write(frames);
+  };
   const write = async (frame: string) => {
     if (raw.destroyed) return;
     keepAlive.refresh();
-    if (!raw.write(frame)) await drained(raw);
+    pending += frame;
+    if (!flushQueued) {
+      flushQueued = true;
+      process.nextTick(flush);
+    }
+    if (raw.writableNeedDrain) await drained(raw);
   };
 
   try {
@@ -76,5 +94,8 @@ export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknow
   } finally {
     clearInterval(keepAlive);
   }
-  if (!raw.destroyed) raw.end();
+  if (raw.destroyed) return;
+  const last = pending;
+  pending = "";
+  raw.end(last);
 }

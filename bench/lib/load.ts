@@ -1,0 +1,111 @@
+// Load from this process (autocannon) against servers in other processes, in alternating
+// rounds, with the servers' CPU time per request.
+
+import autocannon from "autocannon";
+import type { Server } from "./processes.js";
+
+export const settings = {
+  seconds: Number(process.env.BENCH_SECONDS ?? 2),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 5),
+};
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export interface Load {
+  url: string;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Sample {
+  requests: number;
+  p50: number;
+  p99: number;
+  /** Server CPU milliseconds per completed request. */
+  cpuMs: number;
+  errors: number;
+}
+
+/** One autocannon run against one server, with the server's CPU time over the run. */
+export async function sample(server: Server, load: Load, connections: number, seconds = settings.seconds): Promise<Sample> {
+  const cpuBefore = server.cpuMs();
+  const result = await autocannon({
+    url: load.url,
+    method: "POST",
+    connections,
+    duration: seconds,
+    headers: { "content-type": "application/json", ...load.headers },
+    body: JSON.stringify(load.body),
+  });
+  const cpu = server.cpuMs() - cpuBefore;
+  return {
+    requests: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuMs: cpu / Math.max(1, result.requests.total),
+    errors: result.errors + result.non2xx,
+  };
+}
+
+export interface Side {
+  requests: number;
+  p50: number;
+  p99: number;
+  cpuMs: number;
+  errors: number;
+}
+
+export interface Comparison {
+  baseline: Side;
+  served: Side;
+  /** Medians of the per-round ratios served / baseline, with their range for throughput. */
+  throughput: { ratio: number; low: number; high: number };
+  p99: number;
+  cpu: number;
+}
+
+const summarize = (samples: Sample[]): Side => ({
+  requests: median(samples.map((s) => s.requests)),
+  p50: median(samples.map((s) => s.p50)),
+  p99: median(samples.map((s) => s.p99)),
+  cpuMs: median(samples.map((s) => s.cpuMs)),
+  errors: samples.reduce((sum, s) => sum + s.errors, 0),
+});
+
+/**
+ * Alternates baseline and served for several rounds (the order flips every round, after one
+ * unmeasured warm-up round) and reports the median of the per-round ratios: these machines
+ * are noisy, and two sides measured minutes apart are not comparable.
+ */
+export async function compare(
+  baseline: { server: Server; load: Load },
+  served: { server: Server; load: Load },
+  connections: number,
+  rounds = settings.rounds,
+): Promise<Comparison> {
+  await sample(baseline.server, baseline.load, connections, 1);
+  await sample(served.server, served.load, connections, 1);
+  const samples = { baseline: [] as Sample[], served: [] as Sample[] };
+  const ratios = { throughput: [] as number[], p99: [] as number[], cpu: [] as number[] };
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? (["baseline", "served"] as const) : (["served", "baseline"] as const);
+    const results: Partial<Record<"baseline" | "served", Sample>> = {};
+    for (const side of order) {
+      const { server, load } = side === "baseline" ? baseline : served;
+      results[side] = await sample(server, load, connections);
+    }
+    const { baseline: base, served: mine } = results as Record<"baseline" | "served", Sample>;
+    samples.baseline.push(base);
+    samples.served.push(mine);
+    ratios.throughput.push(mine.requests / base.requests);
+    ratios.p99.push(mine.p99 / Math.max(base.p99, 1));
+    ratios.cpu.push(mine.cpuMs / base.cpuMs);
+  }
+  return {
+    baseline: summarize(samples.baseline),
+    served: summarize(samples.served),
+    throughput: { ratio: median(ratios.throughput), low: Math.min(...ratios.throughput), high: Math.max(...ratios.throughput) },
+    p99: median(ratios.p99),
+    cpu: median(ratios.cpu),
+  };
+}

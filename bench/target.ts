@@ -1,0 +1,85 @@
+// One side of a bench comparison, in its own process so that the load generator does not share
+// its CPU: `node --import tsx bench/target.ts <side> [slow]`.
+//
+//   floor       a bare fastify route that calls the graph directly (invoke, or stream in
+//               `messages` mode) and writes the text: no validation, no OpenAI shapes, no usage
+//   chat-serve  chat-serve serving the same graph under /v1
+//   production  chat-serve with API keys, rate limits (never reached) and metrics all on
+//
+// With `slow`, the graph's model waits between streamed words (open-stream memory).
+// It prints `listening <url>` and answers IPC messages: `memory` (heap after a full GC, RSS,
+// peak RSS) and `exit`.
+
+import { HumanMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import Fastify from "fastify";
+import { ChatServe } from "../src/http/chat-serve.js";
+import { GraphRegistry } from "../src/registry/graph-registry.js";
+import { ScriptedChatModel } from "../src/testing/scripted-chat-model.js";
+import { BENCH_KEY } from "./lib/key.js";
+
+const side = process.argv[2];
+const slow = process.argv[3] === "slow";
+
+// The demo `echo` graph; in `slow` mode its model waits between words.
+async function benchGraph() {
+  if (!slow) return (await import("../demo/graphs/echo.js")).graph;
+  const model = new ScriptedChatModel({
+    respond: (messages) => messages.at(-1)?.text ?? "",
+    chunkDelayMs: Number(process.env.BENCH_CHUNK_DELAY_MS ?? 250),
+  });
+  return new StateGraph(MessagesAnnotation)
+    .addNode("respond", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
+    .addEdge(START, "respond")
+    .addEdge("respond", END)
+    .compile();
+}
+
+const graph = await benchGraph();
+
+async function floorApp() {
+  const app = Fastify();
+  app.post<{ Body: { text: string } }>("/complete", async (request) => {
+    const output = await graph.invoke({ messages: [new HumanMessage(request.body.text)] });
+    return { text: output.messages.at(-1)?.text };
+  });
+  app.post<{ Body: { text: string } }>("/stream", async (request, reply) => {
+    reply.hijack();
+    reply.raw.writeHead(200, { "content-type": "text/event-stream" });
+    const stream = await graph.stream({ messages: [new HumanMessage(request.body.text)] }, { streamMode: "messages" });
+    for await (const [chunk] of stream) reply.raw.write(`data: ${JSON.stringify({ text: chunk.text })}\n\n`);
+    reply.raw.end("data: [DONE]\n\n");
+  });
+  return app;
+}
+
+async function chatServeApp(production: boolean) {
+  const serve = new ChatServe({
+    graphs: new GraphRegistry({ echo: { graph, description: "Echo", streamableNodeNames: ["respond"] } }),
+    ...(production
+      ? {
+          auth: { keys: [{ tenant: "bench", key: BENCH_KEY }] },
+          limits: { requestsPerMinute: 1_000_000_000, concurrentRuns: 1_000_000 },
+          metrics: {},
+        }
+      : {}),
+  });
+  return serve.bind({ prefix: "/v1" });
+}
+
+const app = side === "floor" ? await floorApp() : await chatServeApp(side === "production");
+const url = await app.listen({ host: "127.0.0.1", port: 0 });
+
+process.on("message", async (message: string) => {
+  if (message === "memory") {
+    globalThis.gc?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    globalThis.gc?.();
+    const { heapUsed, rss } = process.memoryUsage();
+    process.send?.({ heapUsed, rss, maxRss: process.resourceUsage().maxRSS * 1024 });
+  } else if (message === "exit") {
+    await app.close();
+    process.exit(0);
+  }
+});
+process.stdout.write(`listening ${url}\n`);

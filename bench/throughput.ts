@@ -1,0 +1,141 @@
+// chat-serve against the floor (the same graph on a bare fastify route), complete and
+// streaming, at 10 and 32 connections; time to first content; what the production features
+// cost. Every side is its own process on the server core.
+
+import { Agent, request } from "undici";
+import { BENCH_KEY } from "./lib/key.js";
+import { type Comparison, compare, median, sample } from "./lib/load.js";
+import { startTarget, type Target } from "./lib/processes.js";
+import { fixed, type Row, row } from "./lib/results.js";
+
+const PROMPT = "the quick brown fox jumps over the lazy dog";
+const chatBody = (stream: boolean) => ({ model: "echo", stream, messages: [{ role: "user", content: PROMPT }] });
+const responsesBody = (stream: boolean) => ({ model: "echo", stream, input: PROMPT });
+
+function comparisonRows(
+  area: string,
+  name: string,
+  result: Comparison,
+  targets: { throughput?: number; p99?: number; cpu?: number },
+): Row[] {
+  const { baseline, served, throughput } = result;
+  const rows = [
+    row(
+      area,
+      `${name}: throughput`,
+      `${Math.round(served.requests)} req/s`,
+      `${Math.round(baseline.requests)} req/s`,
+      throughput.ratio,
+      targets.throughput === undefined ? undefined : { atLeast: targets.throughput },
+      [throughput.low, throughput.high],
+    ),
+    row(
+      area,
+      `${name}: p99 latency`,
+      `${served.p99} ms (p50 ${served.p50})`,
+      `${baseline.p99} ms (p50 ${baseline.p50})`,
+      result.p99,
+      targets.p99 === undefined ? undefined : { atMost: targets.p99 },
+    ),
+    row(
+      area,
+      `${name}: server CPU per request`,
+      `${fixed(served.cpuMs * 1000, 0)} µs`,
+      `${fixed(baseline.cpuMs * 1000, 0)} µs`,
+      result.cpu,
+      targets.cpu === undefined ? undefined : { atMost: targets.cpu },
+    ),
+  ];
+  if (served.errors + baseline.errors > 0) {
+    for (const entry of rows) entry.case += ` (errors: ${served.errors} served, ${baseline.errors} baseline)`;
+  }
+  return rows;
+}
+
+/** Milliseconds from sending a streaming request to its first piece of text, one request at a time. */
+async function firstContentMs(url: string, body: unknown, count: number, dispatcher: Agent): Promise<number> {
+  const times: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = performance.now();
+    const response = await request(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      dispatcher,
+    });
+    let seen = false;
+    let buffer = "";
+    for await (const data of response.body) {
+      if (seen) continue;
+      buffer += data.toString();
+      // The floor's frames carry `text`, chat-serve's a `content` delta; the first non-empty one counts.
+      if (/"(text|content)":"[^"]/u.test(buffer)) {
+        seen = true;
+        times.push(performance.now() - started);
+      }
+    }
+    if (!seen) throw new Error(`no content from ${url}`);
+  }
+  return median(times);
+}
+
+export async function throughput(): Promise<Row[]> {
+  const floor = await startTarget("floor");
+  const served = await startTarget("chat-serve");
+  const production = await startTarget("production");
+  const complete = { server: floor, load: { url: `${floor.url}/complete`, body: { text: PROMPT } } };
+  const stream = { server: floor, load: { url: `${floor.url}/stream`, body: { text: PROMPT } } };
+  const chat = (server: Target, streamed: boolean, headers?: Record<string, string>) => ({
+    server,
+    load: { url: `${server.url}/v1/chat/completions`, body: chatBody(streamed), ...(headers ? { headers } : {}) },
+  });
+  const responses = (streamed: boolean) => ({ server: served, load: { url: `${served.url}/v1/responses`, body: responsesBody(streamed) } });
+  const rows: Row[] = [];
+  try {
+    // Every code path compiled and the heaps grown before the first measured round.
+    for (const side of [complete, stream, chat(served, false), chat(served, true), responses(false), responses(true)]) {
+      await sample(side.server, side.load, 10, 2);
+    }
+    await sample(production, chat(production, false, { authorization: `Bearer ${BENCH_KEY}` }).load, 10, 2);
+    for (const connections of [10, 32]) {
+      const area = `vs floor, ${connections} connections`;
+      rows.push(
+        ...comparisonRows(area, "complete", await compare(complete, chat(served, false), connections), { throughput: 0.9, p99: 1.2 }),
+        ...comparisonRows(area, "streaming", await compare(stream, chat(served, true), connections), { throughput: 0.9, cpu: 1.1 }),
+      );
+    }
+    const area = "vs floor, 10 connections";
+    rows.push(
+      ...comparisonRows(area, "Responses complete", await compare(complete, responses(false), 10), { throughput: 0.85 }),
+      ...comparisonRows(area, "Responses streaming", await compare(stream, responses(true), 10), { throughput: 0.85 }),
+    );
+    const dispatcher = new Agent({ connections: 1 });
+    const floorFirst = await firstContentMs(stream.load.url, stream.load.body, 200, dispatcher);
+    const servedFirst = await firstContentMs(`${served.url}/v1/chat/completions`, chatBody(true), 200, dispatcher);
+    await dispatcher.close();
+    rows.push({
+      area: "vs floor, one at a time",
+      case: "streaming: time to first content, p50 of 200",
+      "chat-serve": `${fixed(servedFirst)} ms`,
+      baseline: `${fixed(floorFirst)} ms`,
+      ratio: `+${fixed(servedFirst - floorFirst)} ms`,
+      target: "≤ +1 ms",
+      met: servedFirst - floorFirst <= 1 ? "yes" : "no",
+    });
+    const cost = await compare(chat(served, false), chat(production, false, { authorization: `Bearer ${BENCH_KEY}` }), 10);
+    rows.push(
+      row(
+        "production features",
+        "complete with auth + limits + metrics vs without",
+        `${Math.round(cost.served.requests)} req/s`,
+        `${Math.round(cost.baseline.requests)} req/s`,
+        cost.throughput.ratio,
+        { atLeast: 0.95 },
+        [cost.throughput.low, cost.throughput.high],
+      ),
+    );
+  } finally {
+    await Promise.all([floor.stop(), served.stop(), production.stop()]);
+  }
+  return rows;
+}

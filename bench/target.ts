@@ -2,7 +2,8 @@
 // its CPU: `node --import tsx bench/target.ts <side> [slow]`.
 //
 //   floor       a bare fastify route that calls the graph directly (invoke, or stream in
-//               `messages` mode) and writes the text: no validation, no OpenAI shapes, no usage
+//               `messages` mode) and writes the text: no validation, no OpenAI shapes, no usage;
+//               `/complete-counted` also sums usage with one LangChain callback handler
 //   chat-serve  chat-serve serving the same graph under /v1
 //   production  chat-serve with API keys, rate limits (never reached) and metrics all on
 //
@@ -10,12 +11,14 @@
 // It prints `listening <url>` and answers IPC messages: `memory` (heap after a full GC, RSS,
 // peak RSS) and `exit`.
 
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { HumanMessage } from "@langchain/core/messages";
+import type { LLMResult } from "@langchain/core/outputs";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+// The built package, as users run it (`npm run bench` builds it first).
+import { ChatServe, GraphRegistry } from "chat-serve";
+import { ScriptedChatModel } from "chat-serve/testing";
 import Fastify from "fastify";
-import { ChatServe } from "../src/http/chat-serve.js";
-import { GraphRegistry } from "../src/registry/graph-registry.js";
-import { ScriptedChatModel } from "../src/testing/scripted-chat-model.js";
 import { BENCH_KEY } from "./lib/key.js";
 
 const side = process.argv[2];
@@ -37,8 +40,27 @@ async function benchGraph() {
 
 const graph = await benchGraph();
 
+/** The least a server can do to report usage: one handler that sums what the models report. */
+class UsageSum extends BaseCallbackHandler {
+  name = "usage_sum";
+  tokens = 0;
+  override handleLLMEnd(output: LLMResult): void {
+    for (const generations of output.generations) {
+      for (const generation of generations) {
+        this.tokens +=
+          (generation as { message?: { usage_metadata?: { total_tokens: number } } }).message?.usage_metadata?.total_tokens ?? 0;
+      }
+    }
+  }
+}
+
 async function floorApp() {
   const app = Fastify();
+  app.post<{ Body: { text: string } }>("/complete-counted", async (request) => {
+    const usage = new UsageSum();
+    const output = await graph.invoke({ messages: [new HumanMessage(request.body.text)] }, { callbacks: [usage] });
+    return { text: output.messages.at(-1)?.text, tokens: usage.tokens };
+  });
   app.post<{ Body: { text: string } }>("/complete", async (request) => {
     const output = await graph.invoke({ messages: [new HumanMessage(request.body.text)] });
     return { text: output.messages.at(-1)?.text };

@@ -93,7 +93,15 @@ export async function throughput(): Promise<Row[]> {
   const rows: Row[] = [];
   try {
     // Every code path compiled and the heaps grown before the first measured round.
-    for (const side of [complete, stream, chat(served, false), chat(served, true), responses(false), responses(true)]) {
+    for (const side of [
+      complete,
+      stream,
+      { server: floor, load: { url: `${floor.url}/complete-counted`, body: { text: PROMPT } } },
+      chat(served, false),
+      chat(served, true),
+      responses(false),
+      responses(true),
+    ]) {
       await sample(side.server, side.load, 10, 2);
     }
     await sample(production, chat(production, false, { authorization: `Bearer ${BENCH_KEY}` }).load, 10, 2);
@@ -104,6 +112,24 @@ export async function throughput(): Promise<Row[]> {
         ...comparisonRows(area, "streaming", await compare(stream, chat(served, true), connections), { throughput: 0.9, cpu: 1.1 }),
       );
     }
+    // The same floor with one LangChain callback handler summing usage, as chat-serve must:
+    // what is left between it and chat-serve is chat-serve's own work.
+    const counted = { server: floor, load: { url: `${floor.url}/complete-counted`, body: { text: PROMPT } } };
+    rows.push(
+      ...comparisonRows("vs floor + usage callback, 10 connections", "complete", await compare(counted, chat(served, false), 10), {}),
+    );
+    const usageCost = await compare(complete, counted, 10);
+    rows.push(
+      row(
+        "floor + usage callback vs floor",
+        "complete, 10 connections: throughput",
+        `${Math.round(usageCost.served.requests)} req/s`,
+        `${Math.round(usageCost.baseline.requests)} req/s`,
+        usageCost.throughput.ratio,
+        undefined,
+        [usageCost.throughput.low, usageCost.throughput.high],
+      ),
+    );
     const area = "vs floor, 10 connections";
     rows.push(
       ...comparisonRows(area, "Responses complete", await compare(complete, responses(false), 10), { throughput: 0.85 }),

@@ -6,9 +6,9 @@
 //   BENCH_ONLY=throughput,startup npm run bench     some sections
 //   BENCH_ROUNDS=9 BENCH_SECONDS=3 npm run bench    more, longer rounds
 //
-// Sections: throughput (vs the floor, 10 and 32 connections, time to first content, the
-// production features), streams (1,000 open streams), startup, leases, workers, langgraph
-// (the LangGraph.js API server).
+// Sections: throughput (vs the floor, 10 and 32 connections, time to first content),
+// production (API keys, rate limits and metrics vs none), streams (1,000 open streams),
+// startup, leases, workers, langgraph (the LangGraph.js API server).
 
 import { cpus, totalmem } from "node:os";
 import { langgraphApi } from "./langgraph-api.js";
@@ -18,13 +18,14 @@ import { describePinning } from "./lib/processes.js";
 import { markdown, type Row } from "./lib/results.js";
 import { openStreams } from "./open-streams.js";
 import { startup } from "./startup.js";
-import { throughput } from "./throughput.js";
+import { production, throughput } from "./throughput.js";
 import { workers } from "./workers.js";
 
 type Section = () => Promise<Row[] | { rows: Row[]; notes: string[] }>;
 
 const SECTIONS: Record<string, Section> = {
   throughput,
+  production,
   streams: openStreams,
   startup,
   leases,

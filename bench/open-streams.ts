@@ -97,7 +97,7 @@ export async function openStreams(): Promise<Row[]> {
     {
       area,
       case: "streams that delivered the whole text and ended",
-      "chat-serve": `${served.complete} of ${STREAMS}`,
+      measured: `${served.complete} of ${STREAMS}`,
       baseline: `${floor.complete} of ${STREAMS}`,
       ratio: "–",
       target: `${STREAMS} of ${STREAMS}`,

@@ -3,11 +3,11 @@
 export interface Row {
   area: string;
   case: string;
-  /** What chat-serve measured, with its unit. */
-  "chat-serve": string;
+  /** What was measured (chat-serve, unless the case says otherwise), with its unit. */
+  measured: string;
   /** The baseline measured in the same run, with its unit. */
   baseline: string;
-  /** chat-serve against the baseline. */
+  /** The measured side against the baseline. */
   ratio: string;
   target: string;
   /** Whether the target was met in this run; a dash where there is no target. */
@@ -33,7 +33,7 @@ export function row(
   return {
     area,
     case: name,
-    "chat-serve": measured,
+    measured,
     baseline,
     ratio: range === undefined ? fixed(ratio) : `${fixed(ratio)} (${fixed(range[0])}–${fixed(range[1])})`,
     target: target === undefined ? "–" : target.atLeast !== undefined ? `≥ ${target.atLeast}` : `≤ ${target.atMost}`,
@@ -43,7 +43,7 @@ export function row(
 
 /** A row with no ratio to a baseline (start-up, where the baseline is not chat-serve's). */
 export function plainRow(area: string, name: string, measured: string, baseline: string, ratio: string, target: string, met: string): Row {
-  return { area, case: name, "chat-serve": measured, baseline, ratio, target, met };
+  return { area, case: name, measured, baseline, ratio, target, met };
 }
 
 /** The table as Markdown, for bench/README.md. */

@@ -177,16 +177,21 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
     const server = await startCli(["--workers", "2"], { cwd: dir, env });
     cleanups.push(() => void server.stop("SIGKILL"));
     assert.match(server.output(), /\(2 workers/);
-    const client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
+    // A request that hangs fails with the servers' log instead of the suite's bare timeout.
+    const client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0, timeout: 15_000 });
     const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: "user", content: "go" }];
-    for (let round = 0; round < 3; round += 1) {
-      const paused = await client.chat.completions.create({ model: "counter", messages: history });
-      const calls = paused.choices[0]!.message.tool_calls!;
-      const done = await client.chat.completions.create({
-        model: "counter",
-        messages: answerBatch(history, calls, "yes"),
-      });
-      assert.equal(done.choices[0]?.message.content, "done");
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        const paused = await client.chat.completions.create({ model: "counter", messages: history });
+        const calls = paused.choices[0]!.message.tool_calls!;
+        const done = await client.chat.completions.create({
+          model: "counter",
+          messages: answerBatch(history, calls, "yes"),
+        });
+        assert.equal(done.choices[0]?.message.content, "done");
+      }
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nchat-serve's output:\n${server.output()}`, { cause: error });
     }
     assert.equal(await server.stop("SIGTERM"), 0);
   });

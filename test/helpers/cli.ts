@@ -37,6 +37,8 @@ export interface RunningServer {
  * Starts `chat-serve start` (this checkout's, or `bin`) and waits for its `ready` line. On a
  * free port (`--port 0`) unless `ownPort` leaves the port to the config, the environment or `args`.
  */
+const STOP_TIMEOUT_MS = 20_000;
+
 export async function startCli(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; ownPort?: boolean; bin?: string } = {},
@@ -64,12 +66,26 @@ export async function startCli(
     child,
     baseURL,
     output: () => output,
+    // A server that does not exit fails the test with its own log, rather than hanging it
+    // until the suite's timeout says nothing about where.
     stop: async (signal = "SIGTERM") => {
-      if (child.exitCode !== null) return child.exitCode;
+      // Already gone, by exiting or by a signal: its "exit" event has been emitted.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, "exit");
       child.kill(signal);
-      const [code] = (await exited) as [number | null];
-      return code;
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          reject(new Error(`chat-serve did not exit within ${STOP_TIMEOUT_MS / 1000} s of ${signal}:\n${output}`));
+        }, STOP_TIMEOUT_MS);
+      });
+      try {
+        const [code] = (await Promise.race([exited, stuck])) as [number | null];
+        return code;
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -10,8 +10,7 @@ import path from "node:path";
 import { compare } from "./lib/load.js";
 import { ROOT, startCommand, startTarget } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
-
-const PROMPT = "the quick brown fox jumps over the lazy dog";
+import { chatBody, PROMPT } from "./lib/shared.js";
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -64,7 +63,7 @@ export async function langgraphApi(): Promise<Row[]> {
       },
       {
         server: served,
-        load: { url: `${served.url}/v1/chat/completions`, body: { model: "echo", messages: [{ role: "user", content: PROMPT }] } },
+        load: { url: `${served.url}/v1/chat/completions`, body: chatBody(false) },
       },
       10,
     );

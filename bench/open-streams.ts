@@ -6,6 +6,7 @@
 import { Agent, request } from "undici";
 import { startTarget } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
+import { chatBody, FIRST_TEXT } from "./lib/shared.js";
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const WORDS = 40;
@@ -33,7 +34,7 @@ async function measure(side: "floor" | "chat-serve"): Promise<Measured> {
   const dispatcher = new Agent({ connections: STREAMS, pipelining: 0, headersTimeout: 120_000, bodyTimeout: 120_000 });
   try {
     const url = side === "floor" ? `${target.url}/stream` : `${target.url}/v1/chat/completions`;
-    const body = side === "floor" ? { text: PROMPT } : { model: "echo", stream: true, messages: [{ role: "user", content: PROMPT }] };
+    const body = side === "floor" ? { text: PROMPT } : chatBody(true, PROMPT);
     // Warm the code paths, then take the baseline.
     await (
       await request(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), dispatcher })
@@ -53,7 +54,7 @@ async function measure(side: "floor" | "chat-serve"): Promise<Measured> {
       let counted = false;
       for await (const data of response.body) {
         received += data.toString();
-        if (!counted && /"(text|content)":"[^"]/u.test(received)) {
+        if (!counted && FIRST_TEXT.test(received)) {
           counted = true;
           started += 1;
           if (started === STREAMS) allStarted();

@@ -19,7 +19,7 @@ import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph
 import { ChatServe, GraphRegistry } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
 import Fastify from "fastify";
-import { BENCH_KEY } from "./lib/key.js";
+import { BENCH_KEY } from "./lib/shared.js";
 
 const side = process.argv[2];
 const slow = process.argv[3] === "slow";

@@ -3,13 +3,11 @@
 // features cost. Every side is its own process on the server core.
 
 import { Agent, request } from "undici";
-import { BENCH_KEY } from "./lib/key.js";
-import { type Comparison, compare, median, sample } from "./lib/load.js";
+import { type Comparison, compare, median } from "./lib/load.js";
 import { startTarget, type Target } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
+import { BENCH_KEY, chatBody, FIRST_TEXT, PROMPT } from "./lib/shared.js";
 
-const PROMPT = "the quick brown fox jumps over the lazy dog";
-const chatBody = (stream: boolean) => ({ model: "echo", stream, messages: [{ role: "user", content: PROMPT }] });
 const responsesBody = (stream: boolean) => ({ model: "echo", stream, input: PROMPT });
 
 function comparisonRows(
@@ -68,8 +66,7 @@ async function firstContentMs(url: string, body: unknown, count: number, dispatc
     for await (const data of response.body) {
       if (seen) continue;
       buffer += data.toString();
-      // The floor's frames carry `text`, chat-serve's a `content` delta; the first non-empty one counts.
-      if (/"(text|content)":"[^"]/u.test(buffer)) {
+      if (FIRST_TEXT.test(buffer)) {
         seen = true;
         times.push(performance.now() - started);
       }
@@ -79,19 +76,19 @@ async function firstContentMs(url: string, body: unknown, count: number, dispatc
   return median(times);
 }
 
+/** Chat completions on a chat-serve target. */
+const chat = (server: Target, streamed: boolean, headers?: Record<string, string>) => ({
+  server,
+  load: { url: `${server.url}/v1/chat/completions`, body: chatBody(streamed), ...(headers ? { headers } : {}) },
+});
+
 /** chat-serve with API keys, rate limits (never reached) and metrics all on, against itself without them. */
 export async function production(): Promise<Row[]> {
   const plain = await startTarget("chat-serve");
   const featured = await startTarget("production");
-  const load = (server: Target, headers?: Record<string, string>) => ({
-    server,
-    load: { url: `${server.url}/v1/chat/completions`, body: chatBody(false), ...(headers ? { headers } : {}) },
-  });
   try {
-    const without = load(plain);
-    const withFeatures = load(featured, { authorization: `Bearer ${BENCH_KEY}` });
-    await sample(without.server, without.load, 10, 2);
-    await sample(withFeatures.server, withFeatures.load, 10, 2);
+    const without = chat(plain, false);
+    const withFeatures = chat(featured, false, { authorization: `Bearer ${BENCH_KEY}` });
     return comparisonRows(
       "production features (vs none)",
       "complete with auth + limits + metrics",
@@ -111,20 +108,12 @@ export async function throughput(): Promise<Row[]> {
   const served = await startTarget("chat-serve");
   const complete = { server: floor, load: { url: `${floor.url}/complete`, body: { text: PROMPT } } };
   const stream = { server: floor, load: { url: `${floor.url}/stream`, body: { text: PROMPT } } };
-  const chat = (server: Target, streamed: boolean, headers?: Record<string, string>) => ({
-    server,
-    load: { url: `${server.url}/v1/chat/completions`, body: chatBody(streamed), ...(headers ? { headers } : {}) },
-  });
   const responses = (streamed: boolean) => ({ server: served, load: { url: `${served.url}/v1/responses`, body: responsesBody(streamed) } });
   // The same floor with one LangChain callback handler summing usage, as chat-serve must:
   // what is left between it and chat-serve is chat-serve's own work.
   const counted = { server: floor, load: { url: `${floor.url}/complete-counted`, body: { text: PROMPT } } };
   const rows: Row[] = [];
   try {
-    // Every code path compiled and the heaps grown before the first measured round.
-    for (const side of [complete, stream, counted, chat(served, false), chat(served, true), responses(false), responses(true)]) {
-      await sample(side.server, side.load, 10, 2);
-    }
     for (const connections of [10, 32]) {
       const area = `vs floor, ${connections} connections`;
       rows.push(

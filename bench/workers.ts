@@ -7,8 +7,7 @@ import { cpus } from "node:os";
 import { compare } from "./lib/load.js";
 import { spreadLoadGenerator, startChatServe } from "./lib/processes.js";
 import { type Row, row } from "./lib/results.js";
-
-const BODY = { model: "echo", messages: [{ role: "user", content: "the quick brown fox jumps over the lazy dog" }] };
+import { chatBody } from "./lib/shared.js";
 
 export async function workers(): Promise<{ rows: Row[]; notes: string[] }> {
   const config = ["--config", "bench/workers.config.ts"];
@@ -16,7 +15,7 @@ export async function workers(): Promise<{ rows: Row[]; notes: string[] }> {
   const one = await startChatServe(config, { pin: false });
   const two = await startChatServe([...config, "--workers", "2"], { pin: false });
   try {
-    const load = (url: string) => ({ url: `${url}/chat/completions`, body: BODY });
+    const load = (url: string) => ({ url: `${url}/chat/completions`, body: chatBody(false) });
     const result = await compare({ server: one, load: load(one.url) }, { server: two, load: load(two.url) }, 32);
     const rows = [
       row(

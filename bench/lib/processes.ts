@@ -96,7 +96,7 @@ export async function startTarget(side: "floor" | "chat-serve" | "production", o
       return reply as { heapUsed: number; rss: number; maxRss: number };
     },
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");
       child.send("exit");
       await exited;
@@ -104,20 +104,35 @@ export async function startTarget(side: "floor" | "chat-serve" | "production", o
   };
 }
 
-/** `chat-serve start` with the given arguments, until it prints its address. */
-export async function startChatServe(args: string[], options: { pin?: boolean } = {}): Promise<Server> {
-  const [file, rest] = command([process.execPath, "bin/chat-serve.js", "start", "--port", "0", "--quiet", ...args], options.pin ?? true);
-  const child = spawn(file, rest, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
-  const [, url] = await waitForOutput(child, /ready (http:\/\/\S+)/u);
-  return wrap(child, url!);
+/**
+ * A server command, ready once its output matches `ready`. Its address is `url`, or else
+ * the first group of `ready`. Pinned to the server core unless `pin` is false.
+ */
+async function startServer(
+  argv: string[],
+  options: { ready: RegExp; url?: string; cwd?: string; env?: Record<string, string>; pin?: boolean; timeoutMs?: number },
+): Promise<Server> {
+  const [file, rest] = command(argv, options.pin ?? true);
+  const child = spawn(file, rest, { cwd: options.cwd ?? ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
+  const [, address] = await waitForOutput(child, options.ready, options.timeoutMs);
+  return wrap(child, options.url ?? address!);
 }
 
-/** Any server command, ready once its output matches `ready`; `url` is given. */
-export async function startCommand(argv: string[], options: { cwd: string; url: string; ready: RegExp; env?: Record<string, string> }) {
-  const [file, rest] = command(argv, true);
-  const child = spawn(file, rest, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
-  await waitForOutput(child, options.ready, 120_000);
-  return wrap(child, options.url);
+/** `chat-serve start` with the given arguments, until it prints its address. */
+export function startChatServe(args: string[], options: { pin?: boolean } = {}): Promise<Server> {
+  return startServer([process.execPath, "bin/chat-serve.js", "start", "--port", "0", "--quiet", ...args], {
+    ready: /ready (http:\/\/\S+)/u,
+    env: { NO_COLOR: "1" },
+    ...options,
+  });
+}
+
+/** Any server command whose address is known beforehand. */
+export function startCommand(
+  argv: string[],
+  options: { cwd: string; url: string; ready: RegExp; env?: Record<string, string> },
+): Promise<Server> {
+  return startServer(argv, { ...options, timeoutMs: 120_000 });
 }
 
 function wrap(child: ChildProcess, url: string): Server {

@@ -35,8 +35,8 @@ function drained(raw: ServerResponse): Promise<void> {
 /**
  * The only place that knows SSE framing: headers flushed at once, one `data:` frame per
  * chunk (with its `event:` name for typed events), the frames of one event-loop turn in
- * one write, keep-alive comments, an error frame on
- * failure, and `data: [DONE]` at the end of a chat-completions stream.
+ * one write, keep-alive comments, an error frame on failure, and `data: [DONE]` at the end
+ * of a chat-completions stream.
  * Returns once the response has ended or the client has gone. The keep-alive timer is this
  * function's own: one timer, pushed back by every write, cleared on every way out.
  */

@@ -33,12 +33,13 @@ export interface RunningServer {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
+/** How long `stop()` waits for the server to exit before it fails the test. */
+const STOP_TIMEOUT_MS = 20_000;
+
 /**
  * Starts `chat-serve start` (this checkout's, or `bin`) and waits for its `ready` line. On a
  * free port (`--port 0`) unless `ownPort` leaves the port to the config, the environment or `args`.
  */
-const STOP_TIMEOUT_MS = 20_000;
-
 export async function startCli(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; ownPort?: boolean; bin?: string } = {},

@@ -3,7 +3,7 @@
 // features cost. Every side is its own process on the server core.
 
 import { Agent, request } from "undici";
-import { type Comparison, compare, median } from "./lib/load.js";
+import { type Comparison, compare, median, sample } from "./lib/load.js";
 import { startTarget, type Target } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
 import { BENCH_KEY, chatBody, FIRST_TEXT, PROMPT } from "./lib/shared.js";
@@ -114,6 +114,10 @@ export async function throughput(): Promise<Row[]> {
   const counted = { server: floor, load: { url: `${floor.url}/complete-counted`, body: { text: PROMPT } } };
   const rows: Row[] = [];
   try {
+    // Fresh processes: every code path compiled and the heaps grown before the first case.
+    for (const side of [complete, stream, counted, chat(served, false), chat(served, true), responses(false), responses(true)]) {
+      await sample(side.server, side.load, 10, 2);
+    }
     for (const connections of [10, 32]) {
       const area = `vs floor, ${connections} connections`;
       rows.push(

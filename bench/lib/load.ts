@@ -27,7 +27,7 @@ export interface Sample {
 }
 
 /** One autocannon run against one server, with the server's CPU time over the run. */
-async function sample(server: Server, load: Load, connections: number, seconds = settings.seconds): Promise<Sample> {
+export async function sample(server: Server, load: Load, connections: number, seconds = settings.seconds): Promise<Sample> {
   const cpuBefore = server.cpuMs();
   const result = await autocannon({
     url: load.url,

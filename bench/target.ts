@@ -3,7 +3,9 @@
 //
 //   floor       a bare fastify route that calls the graph directly (invoke, or stream in
 //               `messages` mode) and writes the text: no validation, no OpenAI shapes, no usage;
-//               `/complete-counted` also sums usage with one LangChain callback handler
+//               `/complete-required` and `/stream-required` also do what the spec requires of
+//               any server: usage summed by one LangChain callback handler, the run aborted
+//               when the client leaves, and (streams) the final state beside the tokens
 //   chat-serve  chat-serve serving the same graph under /v1
 //   production  chat-serve with API keys, rate limits (never reached) and metrics all on
 //
@@ -11,6 +13,7 @@
 // It prints `listening <url>` and answers IPC messages: `memory` (heap after a full GC, RSS,
 // peak RSS) and `exit`.
 
+import type { ServerResponse } from "node:http";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { HumanMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
@@ -54,12 +57,40 @@ class UsageSum extends BaseCallbackHandler {
   }
 }
 
+/** A signal that aborts when the response closes before it finished (the client went away). */
+function abortOnClose(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!response.writableFinished) controller.abort(new Error("the client disconnected"));
+  };
+  response.once("close", onClose);
+  return controller.signal;
+}
+
 async function floorApp() {
   const app = Fastify();
-  app.post<{ Body: { text: string } }>("/complete-counted", async (request) => {
+  // The floor doing what the spec requires of any server, on the same routes: usage summed by
+  // one callback handler, the run aborted when the client goes away, and for streams the
+  // final state beside the tokens (the answer's last message and citations come from it).
+  app.post<{ Body: { text: string } }>("/complete-required", async (request, reply) => {
     const usage = new UsageSum();
-    const output = await graph.invoke({ messages: [new HumanMessage(request.body.text)] }, { callbacks: [usage] });
+    const signal = abortOnClose(reply.raw);
+    const output = await graph.invoke({ messages: [new HumanMessage(request.body.text)] }, { callbacks: [usage], signal });
     return { text: output.messages.at(-1)?.text, tokens: usage.tokens };
+  });
+  app.post<{ Body: { text: string } }>("/stream-required", async (request, reply) => {
+    reply.hijack();
+    reply.raw.writeHead(200, { "content-type": "text/event-stream" });
+    const usage = new UsageSum();
+    const signal = abortOnClose(reply.raw);
+    const stream = await graph.stream(
+      { messages: [new HumanMessage(request.body.text)] },
+      { streamMode: ["values", "messages"], subgraphs: true, callbacks: [usage], signal },
+    );
+    for await (const [, mode, data] of stream) {
+      if (mode === "messages") reply.raw.write(`data: ${JSON.stringify({ text: data[0].text })}\n\n`);
+    }
+    reply.raw.end(`data: ${JSON.stringify({ tokens: usage.tokens })}\n\ndata: [DONE]\n\n`);
   });
   app.post<{ Body: { text: string } }>("/complete", async (request) => {
     const output = await graph.invoke({ messages: [new HumanMessage(request.body.text)] });

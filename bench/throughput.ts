@@ -109,13 +109,24 @@ export async function throughput(): Promise<Row[]> {
   const complete = { server: floor, load: { url: `${floor.url}/complete`, body: { text: PROMPT } } };
   const stream = { server: floor, load: { url: `${floor.url}/stream`, body: { text: PROMPT } } };
   const responses = (streamed: boolean) => ({ server: served, load: { url: `${served.url}/v1/responses`, body: responsesBody(streamed) } });
-  // The same floor with one LangChain callback handler summing usage, as chat-serve must:
-  // what is left between it and chat-serve is chat-serve's own work.
-  const counted = { server: floor, load: { url: `${floor.url}/complete-counted`, body: { text: PROMPT } } };
+  // The same floor doing what the spec requires of any server (usage summed by one LangChain
+  // callback handler, the run aborted when the client leaves, the final state beside the
+  // tokens): what is left between it and chat-serve is chat-serve's own work.
+  const required = { server: floor, load: { url: `${floor.url}/complete-required`, body: { text: PROMPT } } };
+  const requiredStream = { server: floor, load: { url: `${floor.url}/stream-required`, body: { text: PROMPT } } };
   const rows: Row[] = [];
   try {
     // Fresh processes: every code path compiled and the heaps grown before the first case.
-    for (const side of [complete, stream, counted, chat(served, false), chat(served, true), responses(false), responses(true)]) {
+    for (const side of [
+      complete,
+      stream,
+      required,
+      requiredStream,
+      chat(served, false),
+      chat(served, true),
+      responses(false),
+      responses(true),
+    ]) {
       await sample(side.server, side.load, 10, 2);
     }
     for (const connections of [10, 32]) {
@@ -125,28 +136,31 @@ export async function throughput(): Promise<Row[]> {
         ...comparisonRows(area, "streaming", await compare(stream, chat(served, true), connections), { throughput: 0.9, cpu: 1.1 }),
       );
     }
+    rows.push(
+      ...comparisonRows("vs floor, 10 connections", "Responses complete", await compare(complete, responses(false), 10), {
+        throughput: 0.85,
+      }),
+      ...comparisonRows("vs floor, 10 connections", "Responses streaming", await compare(stream, responses(true), 10), {
+        throughput: 0.85,
+      }),
+    );
     const withoutP99 = (entries: Row[]) => entries.filter((entry) => !entry.case.endsWith("p99 latency"));
-    rows.push(
-      ...withoutP99(
-        comparisonRows("usage callback", "floor + usage callback vs floor, complete", await compare(complete, counted, 10), {}),
-      ),
-      ...withoutP99(
-        comparisonRows(
-          "usage callback",
-          "chat-serve vs floor + usage callback, complete",
-          await compare(counted, chat(served, false), 10),
-          {},
+    const area = "required work";
+    const floorPlus = "floor + usage + abort";
+    for (const [kind, bare, floorRequired, streamed] of [
+      ["complete", complete, required, false],
+      ["streaming", stream, requiredStream, true],
+    ] as const) {
+      rows.push(
+        ...withoutP99(comparisonRows(area, `${floorPlus} vs floor, ${kind}`, await compare(bare, floorRequired, 10), {})),
+        ...withoutP99(
+          comparisonRows(area, `chat-serve vs ${floorPlus}, ${kind}`, await compare(floorRequired, chat(served, streamed), 10), {}),
         ),
-      ),
-      ...withoutP99(
-        comparisonRows("usage callback", "Responses vs floor + usage callback, complete", await compare(counted, responses(false), 10), {}),
-      ),
-    );
-    const area = "vs floor, 10 connections";
-    rows.push(
-      ...comparisonRows(area, "Responses complete", await compare(complete, responses(false), 10), { throughput: 0.85 }),
-      ...comparisonRows(area, "Responses streaming", await compare(stream, responses(true), 10), { throughput: 0.85 }),
-    );
+        ...withoutP99(
+          comparisonRows(area, `Responses vs ${floorPlus}, ${kind}`, await compare(floorRequired, responses(streamed), 10), {}),
+        ),
+      );
+    }
     const dispatcher = new Agent({ connections: 1 });
     const floorFirst = await firstContentMs(stream.load.url, stream.load.body, 200, dispatcher);
     const servedFirst = await firstContentMs(`${served.url}/v1/chat/completions`, chatBody(true), 200, dispatcher);

@@ -5,6 +5,15 @@ import type { MetricsSettings } from "../../http/metrics.js";
 import { serveMetricsPort } from "../metrics-port.js";
 
 /**
+ * True once every worker's process has exited. A worker stays in `cluster.workers` until its
+ * process has exited AND its IPC channel has closed, in either order: on the last worker's
+ * `exit` event it may still be listed, so the list's length cannot say the cluster is down.
+ */
+export function everyWorkerDead(workers: NodeJS.Dict<Worker> | undefined): boolean {
+  return Object.values(workers ?? {}).every((worker) => worker === undefined || worker.isDead());
+}
+
+/**
  * The first process of `start --workers N`: forks N workers that share one port (node:cluster),
  * prints one `ready` line when all listen, replaces a worker that crashes, and passes
  * SIGINT/SIGTERM on so every worker shuts down gracefully.
@@ -49,7 +58,7 @@ export async function runPrimary(options: {
   });
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (everyWorkerDead(cluster.workers)) process.exit(0);
       return;
     }
     process.stdout.write(`${chalk.yellow("worker")} ${worker.process.pid} exited (${signal ?? code}); starting another\n`);

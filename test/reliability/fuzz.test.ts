@@ -14,6 +14,7 @@ import { parseSse } from "../helpers/server.js";
 // number of bodies (default 5,000).
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const COUNT = Number(process.env.FUZZ_COUNT ?? 5_000);
+const RESPONSES_COUNT = Math.ceil(COUNT / 2);
 
 let app: FastifyInstance;
 before(async () => {
@@ -64,12 +65,12 @@ test(`${COUNT} fuzzed bodies: no 5xx, every error a valid ErrorResponse (seed ${
   assert.ok((statuses.get(400) ?? 0) > COUNT / 5, `statuses: ${JSON.stringify([...statuses])}`);
 });
 
-test(`${Math.ceil(COUNT / 2)} fuzzed Responses bodies: no 5xx, every error a valid ErrorResponse (seed ${SEED})`, {
+test(`${RESPONSES_COUNT} fuzzed Responses bodies: no 5xx, every error a valid ErrorResponse (seed ${SEED})`, {
   timeout: 600_000,
 }, async () => {
   const random = generator(SEED + 1);
   const statuses = new Map<number, number>();
-  for (let index = 0; index < Math.ceil(COUNT / 2); index += 1) {
+  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
     const { payload, contentType } = responsesFuzzCase(random);
     const response = await app.inject({
       method: "POST",
@@ -99,6 +100,8 @@ test(`${Math.ceil(COUNT / 2)} fuzzed Responses bodies: no 5xx, every error a val
       assertMatchesResponses("Response", JSON.parse(response.body));
     }
   }
-  assert.ok((statuses.get(200) ?? 0) > COUNT / 50, `statuses: ${JSON.stringify([...statuses])}`);
-  assert.ok((statuses.get(400) ?? 0) > COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+  // About 4.5 % of these bodies run a graph (100–130 of 2,500 over many seeds), so 2 % is the
+  // floor; the old 4 % failed one seed in about ten.
+  assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 50, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 5, `statuses: ${JSON.stringify([...statuses])}`);
 });

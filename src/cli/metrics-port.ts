@@ -1,7 +1,7 @@
 import Fastify from "fastify";
 import { registerScrapeRoute } from "../http/chat-serve.js";
 import type { MetricsSettings } from "../http/metrics.js";
-import { lazySchemaCompilers } from "../http/schema-compilers.js";
+import { lazySchemaController } from "../http/schema-compilers.js";
 
 /**
  * The scrape on a port of its own (`metrics.port`), on the server's host: a small fastify app
@@ -12,7 +12,7 @@ export async function serveMetricsPort(
   host: string,
   source: { scrape(): Promise<{ contentType: string; body: string }> },
 ): Promise<{ address: string; close: () => Promise<void> }> {
-  const app = Fastify({ logger: false, schemaController: { compilersFactory: lazySchemaCompilers } });
+  const app = Fastify({ logger: false, schemaController: lazySchemaController });
   registerScrapeRoute(app, source, settings);
   const address = await app.listen({ host, port: settings.port });
   return { address, close: () => app.close() };

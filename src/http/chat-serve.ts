@@ -17,7 +17,7 @@ import { requestIdOf, resolveRequestId } from "./request-id.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import type { CheckpointScope } from "./run-request.js";
 import { RunTracker } from "./run-tracker.js";
-import { lazySchemaCompilers } from "./schema-compilers.js";
+import { lazySchemaController } from "./schema-compilers.js";
 
 // API paths a client may ask for without the prefix, when its base URL lacks it.
 const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
@@ -126,7 +126,7 @@ function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTim
   return Fastify({
     logger: logger ?? false,
     // Fastify's JSON-schema compilers load only if a route has a schema to compile.
-    schemaController: { compilersFactory: lazySchemaCompilers },
+    schemaController: lazySchemaController,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
     requestTimeout: requestTimeoutMs,
     keepAliveTimeout: keepAliveTimeoutMs,

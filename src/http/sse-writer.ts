@@ -60,11 +60,10 @@ export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknow
   keepAlive.unref();
   // Frames produced in the same turn of the event loop leave in one write(): they collect in
   // `pending`, and the tick queue writes them once that turn's promise jobs (the run handing
-  // over whatever chunks it has ready) have run. A full socket holds the next frame back.
+  // over whatever chunks it has ready) have run. The first frame into an empty `pending`
+  // queues that write. A full socket holds the next frame back.
   let pending = "";
-  let flushQueued = false;
   const flush = () => {
-    flushQueued = false;
     if (pending === "" || raw.destroyed) return;
     const frames = pending;
     pending = "";
@@ -73,11 +72,8 @@ export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknow
   const write = async (frame: string) => {
     if (raw.destroyed) return;
     keepAlive.refresh();
+    if (pending === "") process.nextTick(flush);
     pending += frame;
-    if (!flushQueued) {
-      flushQueued = true;
-      process.nextTick(flush);
-    }
     if (raw.writableNeedDrain) await drained(raw);
   };
 

@@ -27,6 +27,8 @@ const graphEntrySchema = z.strictObject({
   runtimeCallbacks: valueOrReference("a list of callback handlers or a callback manager").optional(),
   requestToInput: valueOrReference("a function").optional(),
   outputToMessage: valueOrReference("a function").optional(),
+  reasoning: z.boolean("must be true or false").optional(),
+  structuredOutput: z.boolean("must be true or false").optional(),
 });
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
@@ -143,6 +145,10 @@ export interface GraphEntryConfig {
   runtimeCallbacks?: Referable<NonNullable<GraphConfigInput["runtimeCallbacks"]>>;
   requestToInput?: Referable<NonNullable<GraphConfigInput["requestToInput"]>>;
   outputToMessage?: Referable<NonNullable<GraphConfigInput["outputToMessage"]>>;
+  /** `false`: never send this model's reasoning to clients (default: send it). */
+  reasoning?: boolean;
+  /** `true`: the graph answers in the JSON a client asks for with `response_format` / `text.format`. */
+  structuredOutput?: boolean;
 }
 
 /** The shape of `chat-serve.config.ts`. */

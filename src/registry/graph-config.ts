@@ -35,6 +35,13 @@ export interface GraphConfigInput {
   outputToMessage?: (output: unknown) => BaseMessage | Promise<BaseMessage>;
   /** A model preset: client settings that replace the defaults (a request may still change them). */
   presetSettings?: Record<string, unknown>;
+  /** `false`: the model's reasoning never reaches clients (default: it does). */
+  reasoning?: boolean;
+  /**
+   * `true`: the graph answers in the JSON a client asks for (`response_format` / `text.format`,
+   * applied to its model with `withRequestParameters`). Without it such a request is refused.
+   */
+  structuredOutput?: boolean;
 }
 
 /** A validated, frozen graph configuration as the registry hands it out. */
@@ -50,6 +57,8 @@ export interface GraphConfig {
   readonly requestToInput?: GraphConfigInput["requestToInput"];
   readonly outputToMessage?: GraphConfigInput["outputToMessage"];
   readonly presetSettings?: Readonly<Record<string, unknown>>;
+  readonly reasoning: boolean;
+  readonly structuredOutput: boolean;
 }
 
 const optionalFunction = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function").optional();
@@ -97,6 +106,8 @@ const graphConfigSchema = z.strictObject({
   requestToInput: optionalFunction,
   outputToMessage: optionalFunction,
   presetSettings: z.record(z.string(), z.unknown()).optional(),
+  reasoning: z.boolean("must be true or false").optional(),
+  structuredOutput: z.boolean("must be true or false").optional(),
 });
 
 /** Validates one configuration; throws the zod error for the caller to word. */
@@ -114,6 +125,8 @@ export function parseGraphConfig(input: unknown): GraphConfig {
     requestToInput: parsed.requestToInput as GraphConfigInput["requestToInput"],
     outputToMessage: parsed.outputToMessage as GraphConfigInput["outputToMessage"],
     presetSettings: parsed.presetSettings === undefined ? undefined : Object.freeze({ ...parsed.presetSettings }),
+    reasoning: parsed.reasoning ?? true,
+    structuredOutput: parsed.structuredOutput ?? false,
   });
 }
 

@@ -39,7 +39,7 @@ async function outputToMessage(model: string, config: GraphConfig, output: unkno
 export async function finalOutput(model: string, config: GraphConfig, output: unknown): Promise<AssistantOutput> {
   const message = await outputToMessage(model, config, output);
   try {
-    return toAssistantOutput(message);
+    return toAssistantOutput(message, config.reasoning);
   } catch (error) {
     if (isChatServeError(error, CitationIndexError)) {
       throw new GraphConfigurationError(`Model '${model}' returned an invalid citation: ${error.message}.`, { cause: error });

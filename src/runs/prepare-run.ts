@@ -23,6 +23,19 @@ async function resolveScope(scope: (() => Promise<string>) | undefined): Promise
   return value;
 }
 
+/**
+ * A graph answers in JSON only when it says it does: asking another for JSON is refused
+ * before it runs, never answered with text that pretends.
+ */
+function assertFormatHonoured(request: ChatCompletionRequest, config: GraphConfig): void {
+  const format = request.parameters.responseFormat?.type;
+  if (format === undefined || format === "text" || config.structuredOutput) return;
+  throw new UnsupportedParameterError(
+    `Model '${request.model}' answers in text and cannot honour a ${format} format; leave the format out, or serve a graph registered with structuredOutput: true.`,
+    { param: request.response_format == null ? "text.format" : "response_format" },
+  );
+}
+
 /** The logging the runs need; a pino logger fits. */
 export interface RunLogger {
   warn(object: Record<string, unknown>, message: string): void;
@@ -77,6 +90,7 @@ export async function prepareRun(
   context: RunRequestContext,
 ): Promise<PreparedRun> {
   const config = registry.getGraph(request.model);
+  assertFormatHonoured(request, config);
   const graph = await registry.resolveGraph(request.model);
   const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request, context.caller ?? {});
   const buildInput = async () => {
@@ -123,6 +137,7 @@ export async function prepareRun(
     context: runtimeContext,
     operationId: interrupt?.runId,
     threadId: interrupt?.key,
+    parameters: request.parameters,
   });
   const clientEvents =
     config.features.has(GraphFeature.CLIENT_EVENTS) &&

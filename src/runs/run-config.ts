@@ -1,5 +1,7 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { CallbackManager, type Callbacks } from "@langchain/core/callbacks/manager";
+import { PARAMETERS_METADATA_KEY } from "../parameters/request-parameters.js";
+import type { RequestParameters } from "../wire/parameters.js";
 
 const RUN_NAME = "svc.chat_completion";
 
@@ -16,6 +18,8 @@ export interface RunConfigInput {
   signal: AbortSignal;
   context?: unknown;
   threadId?: string;
+  /** The client's OpenAI parameters, for `requestParameters(config)` in graph code. */
+  parameters: RequestParameters;
 }
 
 /** Combines registered callbacks with the service's own, copying rather than mutating. */
@@ -29,17 +33,21 @@ function combineCallbacks(registered: Callbacks | undefined, added: BaseCallback
 }
 
 /**
- * The runnable config of one run: callbacks, run name and tracing metadata, the abort
- * signal, typed runtime context, and the checkpoint thread for interrupt runs. Request
- * fields never go into `configurable`.
+ * The runnable config of one run: callbacks, run name and tracing metadata, the client's
+ * request parameters, the abort signal, typed runtime context, and the checkpoint thread for
+ * interrupt runs. Request fields never go into `configurable`.
  */
 export function buildRunConfig(input: RunConfigInput): Record<string, unknown> {
   const config: Record<string, unknown> = {
     callbacks: combineCallbacks(input.runtimeCallbacks, input.serviceHandlers),
     signal: input.signal,
   };
+  const metadata: Record<string, unknown> = {};
+  // Metadata reaches every node and model call of the run; only set when there is something to carry.
+  if (Object.keys(input.parameters).length > 0) metadata[PARAMETERS_METADATA_KEY] = input.parameters;
   if (input.traced) {
-    const metadata: Record<string, unknown> = { "svc.request_id": input.requestId, "svc.model": input.model };
+    metadata["svc.request_id"] = input.requestId;
+    metadata["svc.model"] = input.model;
     if (input.operationId !== undefined) metadata["svc.operation_id"] = input.operationId;
     if (input.sessionId !== undefined) {
       metadata.tracing_session_id = input.sessionId;
@@ -48,8 +56,8 @@ export function buildRunConfig(input: RunConfigInput): Record<string, unknown> {
       metadata.langfuseSessionId = input.sessionId;
     }
     config.runName = RUN_NAME;
-    config.metadata = metadata;
   }
+  if (Object.keys(metadata).length > 0) config.metadata = metadata;
   if (input.context !== undefined) config.context = input.context;
   if (input.threadId !== undefined) config.configurable = { thread_id: input.threadId };
   return config;

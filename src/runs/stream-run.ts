@@ -1,9 +1,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import { GraphConfigurationError } from "../errors/catalogue.js";
 import { readCustomPart } from "../events/validate-event.js";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
 import type { ClientEventWire, Usage } from "../wire/response.js";
 import { batchOutput } from "./interrupts/interrupt-run.js";
 import type { AssistantOutput } from "./messages/message-out.js";
+import { messageReasoning, type Reasoning } from "./messages/message-reasoning.js";
 import { messageText } from "./messages/message-text.js";
 import { finalOutput } from "./output-message.js";
 import type { PreparedRun } from "./prepare-run.js";
@@ -15,10 +17,14 @@ export interface RunResult {
 }
 
 /** What a streamed run yields, in graph order. */
-export type RunStreamEvent = { kind: "text"; text: string } | { kind: "event"; event: ClientEventWire } | ({ kind: "final" } & RunResult);
+export type RunStreamEvent =
+  | { kind: "text"; text: string }
+  | ({ kind: "reasoning" } & Reasoning)
+  | { kind: "event"; event: ClientEventWire }
+  | ({ kind: "final" } & RunResult);
 
-/** The end of the graph's stream: its last root state and the text already streamed. */
-export type StreamEnd = { kind: "end"; state: unknown; streamedText: string };
+/** The end of the graph's stream: its last root state, and the text and reasoning already streamed. */
+export type StreamEnd = { kind: "end"; state: unknown; streamedText: string; streamedReasoning: string };
 
 // LangGraph's tags for model calls that must not reach a client's stream.
 const HIDDEN_TAGS = new Set(["langsmith:nostream", "langsmith:hidden", "nostream"]);
@@ -62,6 +68,7 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
   const subgraphs = modes.length > 1;
   const stream = await run.graph.stream(input, { ...run.runConfig, streamMode: modes, subgraphs });
   let streamedText = "";
+  let streamedReasoning = "";
   let state: unknown;
   let loggedInvalidEvent = false;
   // A graph whose parts arrive without waiting on I/O (a long scripted reply, a big state)
@@ -75,6 +82,11 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
     } else if (mode === "messages") {
       const [message, metadata] = data as [BaseMessage, MessageMetadata];
       if (!isStreamedAssistantText(run, namespace, message, metadata)) continue;
+      const reasoning = run.config.reasoning ? messageReasoning(message) : undefined;
+      if (reasoning !== undefined) {
+        streamedReasoning += reasoning.text;
+        yield { kind: "reasoning", ...reasoning };
+      }
       const text = messageText(message);
       if (text === "") continue;
       streamedText += text;
@@ -90,7 +102,25 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
       }
     }
   }
-  yield { kind: "end", state, streamedText };
+  yield { kind: "end", state, streamedText, streamedReasoning };
+}
+
+/**
+ * A graph registered with `structuredOutput` answers a JSON format with JSON: a text answer
+ * that is not (and is not cut short by the token limit) is the graph failing its declaration.
+ */
+function assertAnswerFormat(run: PreparedRun, output: AssistantOutput): void {
+  const format = run.request.parameters.responseFormat?.type;
+  if (format === undefined || format === "text" || output.toolCalls.length > 0 || output.finishReason === "length") return;
+  let value: unknown;
+  try {
+    value = JSON.parse(output.text);
+  } catch {
+    throw new GraphConfigurationError(`Model '${run.model}' was asked for ${format} and answered with text that is not JSON.`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new GraphConfigurationError(`Model '${run.model}' was asked for ${format} and answered with JSON that is not an object.`);
+  }
 }
 
 /**
@@ -99,6 +129,11 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
  */
 async function* completion(run: PreparedRun, end: StreamEnd): AsyncGenerator<RunStreamEvent> {
   const output = await finalOutput(run.model, run.config, end.state);
+  assertAnswerFormat(run, output);
+  const reasoning = output.reasoning;
+  if (reasoning !== undefined && reasoning.text.startsWith(end.streamedReasoning) && reasoning.text.length > end.streamedReasoning.length) {
+    yield { kind: "reasoning", text: reasoning.text.slice(end.streamedReasoning.length), form: reasoning.form };
+  }
   if (output.text.startsWith(end.streamedText) && output.text.length > end.streamedText.length) {
     yield { kind: "text", text: output.text.slice(end.streamedText.length) };
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type RequestParameters, reasoningEffortSchema, responseFormatSchema } from "./parameters.js";
 
 // The chat-completions request body. Top-level objects are strict (unknown fields are a
 // client error); message objects keep unknown fields out rather than failing, because real
@@ -97,10 +98,13 @@ export const metadataSchema = z
     }
   });
 
+/** OpenAI's rule for function names, on both APIs. */
+export const functionName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/u, "must be 1-64 letters, digits, underscores or dashes");
+
 const functionTool = z.strictObject({
   type: z.literal("function"),
   function: z.object({
-    name: z.string().min(1),
+    name: functionName,
     description: z.string().optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
     strict: z.boolean().nullish(),
@@ -134,16 +138,16 @@ export const chatCompletionRequestSchema = z.strictObject({
   max_tokens: z.int().positive().nullish(),
   max_completion_tokens: z.int().positive().nullish(),
   n: z.literal(1, "Only n = 1 is supported.").nullish(),
-  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+  stop: z.union([z.string().min(1), z.array(z.string().min(1)).max(4, "holds at most 4 sequences")]).nullish(),
   seed: z.int().nullish(),
-  response_format: jsonObject.optional(),
+  response_format: responseFormatSchema.nullish(),
   frequency_penalty: z.number().min(-2).max(2).nullish(),
   presence_penalty: z.number().min(-2).max(2).nullish(),
   logit_bias: z.record(z.string(), z.number()).nullish(),
   logprobs: z.boolean().nullish(),
   top_logprobs: z.int().min(0).max(20).nullish(),
   store: z.boolean().nullish(),
-  reasoning_effort: z.string().nullish(),
+  reasoning_effort: reasoningEffortSchema.nullish(),
   service_tier: z.string().nullish(),
   modalities: z.array(z.string()).nullish(),
   audio: jsonObject.nullish(),
@@ -156,10 +160,14 @@ export const chatCompletionRequestSchema = z.strictObject({
 
 export type ChatCompletionRequestBody = z.infer<typeof chatCompletionRequestSchema>;
 
-/** The validated request the runs and the graph adapters see: messages typed per role. */
+/**
+ * The validated request the runs and the graph adapters see: messages typed per role, and the
+ * OpenAI parameters normalised (the same object whichever API the request came on).
+ */
 export type ChatCompletionRequest = Omit<ChatCompletionRequestBody, "messages" | "metadata"> & {
   messages: ChatMessage[];
   metadata: Record<string, string>;
+  parameters: RequestParameters;
 };
 
 /** Deprecated fields refused on purpose, with the replacement to name in the error. */

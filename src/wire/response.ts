@@ -23,7 +23,16 @@ export interface Usage {
   completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number };
 }
 
-export interface ResponseMessage {
+/**
+ * Reasoning beside the answer, under both names clients read: `reasoning_content` (DeepSeek,
+ * vLLM, the `openai` SDK's users) and `reasoning` (OpenRouter, Ollama, the AI SDK).
+ */
+export interface ReasoningFields {
+  reasoning_content?: string;
+  reasoning?: string;
+}
+
+export interface ResponseMessage extends ReasoningFields {
   role: "assistant";
   content: string | null;
   refusal: null;
@@ -47,7 +56,7 @@ export interface ToolCallDelta {
   function: { name: string; arguments: string };
 }
 
-export interface ChunkDelta {
+export interface ChunkDelta extends ReasoningFields {
   role?: "assistant";
   content?: string;
   tool_calls?: ToolCallDelta[];

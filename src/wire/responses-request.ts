@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { metadataSchema } from "./request.js";
+import { reasoningParamSchema, textFormatSchema } from "./parameters.js";
+import { functionName, metadataSchema } from "./request.js";
 
 // The Responses API request body (`POST /responses`), validated with our own schema: the
 // published one matches a user message with content parts twice in `InputItem`'s oneOf, so
@@ -47,7 +48,7 @@ export const inputItemSchema = z.union([messageItem, functionCallItem, functionC
 
 const functionTool = z.strictObject({
   type: z.literal("function"),
-  name: z.string().min(1),
+  name: functionName,
   description: z.string().nullish(),
   parameters: z.record(z.string(), z.unknown()).nullish(),
   strict: z.boolean().nullish(),
@@ -77,10 +78,12 @@ export const createResponseSchema = z.strictObject({
   user: z.string().nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
-  max_output_tokens: z.int().positive().nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  max_output_tokens: z.int().min(16, "must be at least 16").nullish(),
   text: z
     .strictObject({
-      format: z.object({ type: z.string() }).passthrough().nullish(),
+      format: textFormatSchema.nullish(),
       verbosity: z.enum(["low", "medium", "high"]).nullish(),
     })
     .nullish(),
@@ -89,11 +92,11 @@ export const createResponseSchema = z.strictObject({
   conversation: z.unknown().optional(),
   background: z.boolean().nullish(),
   include: z.array(z.string()).nullish(),
-  reasoning: z.record(z.string(), z.unknown()).nullish(),
+  reasoning: reasoningParamSchema.nullish(),
   truncation: z.enum(["auto", "disabled"]).nullish(),
-  service_tier: z.string().nullish(),
-  safety_identifier: z.string().nullish(),
-  prompt_cache_key: z.string().nullish(),
+  service_tier: z.enum(["auto", "default", "flex", "priority", "scale"]).nullish(),
+  safety_identifier: z.string().max(64).nullish(),
+  prompt_cache_key: z.string().max(64).nullish(),
   top_logprobs: z.int().min(0).max(20).nullish(),
   max_tool_calls: z.int().positive().nullish(),
 });

@@ -44,7 +44,16 @@ export interface FunctionCallItem {
   status: "in_progress" | "completed";
 }
 
-export type OutputItem = MessageItem | FunctionCallItem;
+/** Reasoning before the answer: a summary of it, or (from models that show it) the reasoning itself. */
+export interface ReasoningItem {
+  type: "reasoning";
+  id: string;
+  status: "in_progress" | "completed" | "incomplete";
+  summary: { type: "summary_text"; text: string }[];
+  content?: { type: "reasoning_text"; text: string }[];
+}
+
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem;
 
 export interface ResponsesUsage {
   input_tokens: number;
@@ -68,13 +77,44 @@ export interface ResponseObject {
   metadata: Record<string, string>;
   parallel_tool_calls: boolean;
   previous_response_id: string | null;
-  temperature: number | null;
-  top_p: number | null;
+  /** The settings in effect: what the request gave, or the defaults applied. */
+  temperature: number;
+  top_p: number;
+  presence_penalty: number;
+  frequency_penalty: number;
+  top_logprobs: number;
+  max_output_tokens: number | null;
+  max_tool_calls: number | null;
+  truncation: "auto" | "disabled";
+  text: { format: EchoedTextFormat; verbosity: "low" | "medium" | "high" };
+  reasoning: { effort: string | null; summary: string | null } | null;
+  service_tier: string;
+  safety_identifier: string | null;
+  prompt_cache_key: string | null;
   tool_choice: unknown;
-  tools: unknown[];
-  usage?: ResponsesUsage;
+  tools: EchoedFunctionTool[];
+  /** Null until the run has reported it (and when no model reported any). */
+  usage: ResponsesUsage | null;
   store: false;
   background: false;
+}
+
+/**
+ * The echoed text format. Open Responses requires a json_schema format's `schema` to be null
+ * in the response (OpenAI's schema wants the object); chat-serve follows Open Responses.
+ */
+export type EchoedTextFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | { type: "json_schema"; name: string; description: string | null; schema: null; strict: boolean };
+
+/** A function tool as the response echoes it: every field present, null where not given. */
+export interface EchoedFunctionTool {
+  type: "function";
+  name: string;
+  description: string | null;
+  parameters: Record<string, unknown> | null;
+  strict: boolean | null;
 }
 
 /** One server-sent event of a streamed response: its `event:` name is its `type`. */

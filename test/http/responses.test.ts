@@ -265,6 +265,106 @@ test("bodies the published CreateResponse schema accepts are accepted here", asy
   }
 });
 
+describe("Open Responses conformance", () => {
+  test("the response echoes every setting in effect: the request's values, else the defaults", async () => {
+    const defaults = await client.responses.create({ model: "echo", input: "hello" });
+    assertMatchesResponses("Response", defaults);
+    assert.deepEqual(
+      {
+        temperature: defaults.temperature,
+        top_p: defaults.top_p,
+        presence_penalty: defaults.presence_penalty,
+        frequency_penalty: defaults.frequency_penalty,
+        top_logprobs: defaults.top_logprobs,
+        truncation: defaults.truncation,
+        text: defaults.text,
+        reasoning: defaults.reasoning,
+        max_output_tokens: defaults.max_output_tokens,
+        max_tool_calls: defaults.max_tool_calls,
+        service_tier: defaults.service_tier,
+        safety_identifier: defaults.safety_identifier,
+        prompt_cache_key: defaults.prompt_cache_key,
+        parallel_tool_calls: defaults.parallel_tool_calls,
+        tool_choice: defaults.tool_choice,
+        tools: defaults.tools,
+        store: defaults.store,
+        background: defaults.background,
+      },
+      {
+        temperature: 1,
+        top_p: 1,
+        presence_penalty: 0,
+        frequency_penalty: 0,
+        top_logprobs: 0,
+        truncation: "disabled",
+        text: { format: { type: "text" }, verbosity: "medium" },
+        reasoning: null,
+        max_output_tokens: null,
+        max_tool_calls: null,
+        service_tier: "default",
+        safety_identifier: null,
+        prompt_cache_key: null,
+        parallel_tool_calls: true,
+        tool_choice: "auto",
+        tools: [],
+        store: false,
+        background: false,
+      },
+    );
+    const given = await client.responses.create({
+      model: "echo",
+      input: "hello",
+      temperature: 0.2,
+      top_p: 0.5,
+      presence_penalty: 1,
+      frequency_penalty: -1,
+      max_output_tokens: 64,
+      reasoning: { effort: "low", summary: "concise" },
+      text: { verbosity: "low" },
+      truncation: "auto",
+      service_tier: "flex",
+      safety_identifier: "user-1",
+      prompt_cache_key: "cache-1",
+      parallel_tool_calls: false,
+      tool_choice: "none",
+      tools: [{ type: "function", name: "lookup", parameters: null, strict: false }],
+    });
+    assertMatchesResponses("Response", given);
+    assert.equal(given.temperature, 0.2);
+    assert.equal(given.top_p, 0.5);
+    assert.equal((given as unknown as { presence_penalty: number }).presence_penalty, 1);
+    assert.equal(given.max_output_tokens, 64);
+    assert.deepEqual(given.reasoning, { effort: "low", summary: "concise" });
+    assert.deepEqual(given.text, { format: { type: "text" }, verbosity: "low" });
+    assert.equal(given.truncation, "auto");
+    assert.equal(given.service_tier, "flex");
+    assert.equal(given.parallel_tool_calls, false);
+    assert.deepEqual(given.tools, [{ type: "function", name: "lookup", description: null, parameters: null, strict: false }]);
+  });
+
+  test("usage is in every snapshot: null in created and in_progress, then the run's", async () => {
+    const events = await rawStream({ model: "echo", input: "count these words" });
+    const snapshots = events.filter((event) => event.response !== undefined);
+    assert.deepEqual(
+      snapshots.slice(0, 2).map((event) => [event.type, event.response.usage]),
+      [
+        ["response.created", null],
+        ["response.in_progress", null],
+      ],
+    );
+    assert.equal(events.at(-1)!.response.usage.output_tokens, 3);
+  });
+
+  test("the check fails when a field Open Responses requires goes missing", async () => {
+    const response = await client.responses.create({ model: "echo", input: "hi", tools: [{ type: "function", name: "f", parameters: null, strict: null }] });
+    assertMatchesResponses("Response", response);
+    const { description: _description, ...tool } = response.tools[0] as unknown as Record<string, unknown>;
+    assert.throws(() => assertMatchesResponses("Response", { ...response, tools: [tool] }), /Open Responses.*description/su);
+    const { usage: _usage, ...withoutUsage } = response;
+    assert.throws(() => assertMatchesResponses("Response", withoutUsage), /Open Responses.*usage/su);
+  });
+});
+
 test("a user message with content parts: valid, though the published schema's oneOf matches it twice", async () => {
   const body = { model: "echo", input: [{ role: "user", content: [{ type: "input_text", text: "parts" }] }] };
   assert.throws(() => assertMatchesResponses("CreateResponse", body), /oneOf/u, "the published schema refuses it");
@@ -278,10 +378,10 @@ test("GET /models/{model} names the APIs the model is served on", async () => {
 });
 
 describe("failures and disconnects", () => {
-  test("no usage reported, no usage field", async () => {
+  test("no usage reported: usage is null", async () => {
     const response = await client.responses.create({ model: "plain", input: "hi" });
     assertMatchesResponses("Response", response);
-    assert.equal(response.usage, undefined);
+    assert.equal(response.usage, null);
     assert.ok(response.output_text.length > 0);
   });
 
@@ -290,6 +390,7 @@ describe("failures and disconnects", () => {
     const [error, failed] = events.slice(-2);
     assert.equal(error!.type, "error");
     assert.equal(error!.code, "internal_error");
+    assert.deepEqual(error!.error, { type: "server_error", code: "internal_error", message: error!.message, param: null }, "Open Responses' shape too");
     assert.equal(failed!.type, "response.failed");
     assert.equal(failed!.response.status, "failed");
     assert.ok(!JSON.stringify(events).includes("hunter2"), "no internal message");

@@ -41,6 +41,10 @@ export class ChunkBuilder {
     return this.chunk({ content: text });
   }
 
+  reasoning(text: string): ChatCompletionChunk {
+    return this.chunk({ reasoning_content: text, reasoning: text });
+  }
+
   toolCalls(calls: readonly WireToolCallOut[]): ChatCompletionChunk {
     const deltas: ToolCallDelta[] = calls.map((call, index) => ({ index, ...call }));
     return this.chunk({ tool_calls: deltas });

@@ -5,7 +5,7 @@ import type { CompletionIdentity } from "./completion.js";
 
 /**
  * Turns a run's events into the chunks of a streamed chat completion: the role chunk, text
- * deltas and client events in graph order, tool calls as one delta, the finish chunk, and
+ * deltas, reasoning deltas and client events in graph order, tool calls as one delta, the finish chunk, and
  * the usage-only chunk when the client asked for it and a model reported usage.
  */
 export async function* toCompletionChunks(
@@ -18,6 +18,8 @@ export async function* toCompletionChunks(
   for await (const event of events) {
     if (event.kind === "text") {
       yield builder.content(event.text);
+    } else if (event.kind === "reasoning") {
+      yield builder.reasoning(event.text);
     } else if (event.kind === "event") {
       yield builder.event(event.event);
     } else {

@@ -20,6 +20,7 @@ export function toChatCompletion(identity: CompletionIdentity, output: Assistant
         message: {
           role: "assistant",
           content: output.text === "" && hasToolCalls ? null : output.text,
+          ...(output.reasoning === undefined ? {} : { reasoning_content: output.reasoning.text, reasoning: output.reasoning.text }),
           refusal: null,
           ...(hasToolCalls ? { tool_calls: output.toolCalls } : {}),
           annotations: output.annotations,

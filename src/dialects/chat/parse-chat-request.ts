@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { InvalidChatMessageError, InvalidRequestError, UnknownParameterError, UnsupportedParameterError } from "../../errors/catalogue.js";
+import { chatParameters } from "./chat-parameters.js";
 import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
 import {
   type ChatCompletionRequest,
@@ -78,5 +79,5 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
     throw invalidValue(result.error);
   }
   const messages = result.data.messages.map(parseMessage);
-  return { ...result.data, messages, metadata: result.data.metadata ?? {} };
+  return { ...result.data, messages, metadata: result.data.metadata ?? {}, parameters: chatParameters(result.data) };
 }

@@ -11,6 +11,7 @@ import {
   inputItemSchema,
 } from "../../wire/responses-request.js";
 import { runIdOfResponseId } from "./response-id.js";
+import { responsesParameters } from "./responses-parameters.js";
 
 /** A resume named by `previous_response_id`: the run, and the answers to its pending calls. */
 export interface PreviousResponseResume {
@@ -199,10 +200,6 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   if (body.include !== undefined && body.include !== null && body.include.length > 0) {
     throw new UnsupportedParameterError(`include is not supported: this server has no ${body.include[0]} to add.`, { param: "include" });
   }
-  const format = body.text?.format?.type;
-  if (format !== undefined && format !== "text") {
-    throw new UnsupportedParameterError(`text.format '${format}' is not supported; graphs answer with text.`, { param: "text.format" });
-  }
   const items = typeof body.input === "string" ? [{ role: "user" as const, content: body.input }] : parseItems(body.input);
   let resume: PreviousResponseResume | undefined;
   let messages: ChatMessage[];
@@ -248,6 +245,7 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     ...(body.temperature != null ? { temperature: body.temperature } : {}),
     ...(body.top_p != null ? { top_p: body.top_p } : {}),
     ...(body.max_output_tokens != null ? { max_completion_tokens: body.max_output_tokens } : {}),
+    parameters: responsesParameters(body),
   };
   return resume === undefined ? { body, request } : { body, request, resume };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
+import type { Reasoning } from "../../runs/messages/message-reasoning.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import type { ClientEventWire, Usage } from "../../wire/response.js";
 import type { CreateResponseBody } from "../../wire/responses-request.js";
@@ -7,13 +8,15 @@ import type {
   FunctionCallItem,
   MessageItem,
   OutputTextPart,
+  ReasoningItem,
   ResponseObject,
   ResponseStreamEvent,
   ResponsesUsage,
   UrlCitationOut,
 } from "../../wire/responses-response.js";
+import { echoedSettings } from "./echoed-settings.js";
 
-function itemId(prefix: "msg" | "fc"): string {
+function itemId(prefix: "msg" | "fc" | "rs"): string {
   // randomUUID draws from a cached entropy pool: much cheaper per call than randomBytes.
   return `${prefix}_${randomUUID().replaceAll("-", "")}`;
 }
@@ -52,6 +55,8 @@ export class ResponseRenderer {
   #sequence = 0;
   /** The final-answer message while its text streams. */
   #answer: { item: MessageItem; index: number } | undefined;
+  /** The reasoning item while its reasoning streams. */
+  #reasoning: { item: ReasoningItem; index: number } | undefined;
 
   constructor(
     id: string,
@@ -70,14 +75,8 @@ export class ResponseRenderer {
       output: [],
       error: null,
       incomplete_details: null,
-      instructions: body.instructions ?? null,
-      metadata: body.metadata ?? {},
-      parallel_tool_calls: body.parallel_tool_calls ?? true,
-      previous_response_id: body.previous_response_id ?? null,
-      temperature: body.temperature ?? null,
-      top_p: body.top_p ?? null,
-      tool_choice: body.tool_choice ?? "auto",
-      tools: (body.tools ?? []).map((tool) => ({ ...tool, strict: tool.strict ?? null, parameters: tool.parameters ?? null })),
+      ...echoedSettings(body),
+      usage: null,
       store: false,
       background: false,
     };
@@ -103,7 +102,8 @@ export class ResponseRenderer {
 
   /** The events of one run event. */
   render(event: RunStreamEvent): ResponseStreamEvent[] {
-    if (event.kind === "text") return this.#text(event.text);
+    if (event.kind === "text") return [...this.#closeReasoning(), ...this.#text(event.text)];
+    if (event.kind === "reasoning") return this.#reason(event);
     if (event.kind === "event") return this.#clientEvent(event.event);
     return this.#final(event.output, event.usage);
   }
@@ -167,6 +167,66 @@ export class ResponseRenderer {
     }));
   }
 
+  /**
+   * Reasoning streams into one reasoning item: a summary as one `summary_text` part with the
+   * `reasoning_summary_*` events, raw reasoning as one `reasoning_text` content part with the
+   * `reasoning.*` events (Open Responses' names; OpenAI's are `reasoning_text.*`).
+   */
+  #reason(reasoning: Reasoning): ResponseStreamEvent[] {
+    const events: ResponseStreamEvent[] = [];
+    if (this.#reasoning === undefined) {
+      const item: ReasoningItem = { type: "reasoning", id: itemId("rs"), status: "in_progress", summary: [] };
+      if (reasoning.form === "raw") item.content = [];
+      const index = this.response.output.length;
+      this.response.output.push(item);
+      this.#reasoning = { item, index };
+      events.push(...this.#event("response.output_item.added", () => ({ output_index: index, item: structuredClone(item) })));
+      const ids = { item_id: item.id, output_index: index };
+      if (reasoning.form === "summary") {
+        item.summary.push({ type: "summary_text", text: "" });
+        events.push(...this.#event("response.reasoning_summary_part.added", () => ({ ...ids, summary_index: 0, part: { type: "summary_text", text: "" } })));
+      } else {
+        item.content!.push({ type: "reasoning_text", text: "" });
+        events.push(...this.#event("response.content_part.added", () => ({ ...ids, content_index: 0, part: { type: "reasoning_text", text: "" } })));
+      }
+    }
+    const { item, index } = this.#reasoning;
+    const ids = { item_id: item.id, output_index: index };
+    const summary = item.summary[0];
+    if (summary !== undefined) {
+      summary.text += reasoning.text;
+      events.push(...this.#event("response.reasoning_summary_text.delta", () => ({ ...ids, summary_index: 0, delta: reasoning.text })));
+    } else {
+      item.content![0]!.text += reasoning.text;
+      events.push(...this.#event("response.reasoning.delta", () => ({ ...ids, content_index: 0, delta: reasoning.text })));
+    }
+    return events;
+  }
+
+  #closeReasoning(): ResponseStreamEvent[] {
+    if (this.#reasoning === undefined) return [];
+    const { item, index } = this.#reasoning;
+    this.#reasoning = undefined;
+    const ids = { item_id: item.id, output_index: index };
+    const events: ResponseStreamEvent[] = [];
+    const summary = item.summary[0];
+    if (summary !== undefined) {
+      events.push(
+        ...this.#event("response.reasoning_summary_text.done", () => ({ ...ids, summary_index: 0, text: summary.text })),
+        ...this.#event("response.reasoning_summary_part.done", () => ({ ...ids, summary_index: 0, part: { ...summary } })),
+      );
+    } else {
+      const part = item.content![0]!;
+      events.push(
+        ...this.#event("response.reasoning.done", () => ({ ...ids, content_index: 0, text: part.text })),
+        ...this.#event("response.content_part.done", () => ({ ...ids, content_index: 0, part: { ...part } })),
+      );
+    }
+    item.status = "completed";
+    events.push(...this.#event("response.output_item.done", () => ({ output_index: index, item: structuredClone(item) })));
+    return events;
+  }
+
   #text(text: string): ResponseStreamEvent[] {
     const events: ResponseStreamEvent[] = [];
     if (this.#answer === undefined) {
@@ -188,16 +248,17 @@ export class ResponseRenderer {
     const extension = { schema_version: 1 as const, event };
     const description = event.data.description;
     if (event.type === "status" && event.data.hidden !== true && typeof description === "string") {
+      const reasoning = this.#closeReasoning();
       const { item, index, events } = this.#openMessage("commentary");
       item.graph_chat_serve = extension;
       events.push(...this.#delta(item, index, description), ...this.#closeMessage(item, index));
-      return events;
+      return [...reasoning, ...events];
     }
     return [...this.#event("response.in_progress", () => ({ response: this.#snapshot(), graph_chat_serve: extension }))];
   }
 
   #final(output: AssistantOutput, usage: Usage | undefined): ResponseStreamEvent[] {
-    const events: ResponseStreamEvent[] = [];
+    const events: ResponseStreamEvent[] = this.#closeReasoning();
     const annotations = annotationsOf(output);
     const needsMessage = output.text !== "" || output.toolCalls.length === 0;
     if (this.#answer === undefined && needsMessage) {
@@ -254,15 +315,21 @@ export class ResponseRenderer {
    * A failure after the stream began: an `error` event with chat-serve's code, then
    * `response.failed` keeping what was already streamed.
    */
-  fail(error: { code: string; message: string; param: string | null; status: number }): ResponseStreamEvent[] {
-    if (this.#answer !== undefined) {
-      this.#answer.item.status = "incomplete";
-      this.#answer = undefined;
-    }
+  fail(error: { type: string; code: string; message: string; param: string | null; status: number }): ResponseStreamEvent[] {
+    for (const open of [this.#answer, this.#reasoning]) if (open !== undefined) open.item.status = "incomplete";
+    this.#answer = undefined;
+    this.#reasoning = undefined;
     this.response.status = "failed";
     this.response.error = { code: error.status === 429 ? "rate_limit_exceeded" : "server_error", message: error.message };
     return [
-      ...this.#event("error", () => ({ code: error.code, message: error.message, param: error.param })),
+      // OpenAI's error event has its fields at the top; Open Responses' has them under
+      // `error`, with the error's type. The event carries both.
+      ...this.#event("error", () => ({
+        code: error.code,
+        message: error.message,
+        param: error.param,
+        error: { type: error.type, code: error.code, message: error.message, param: error.param },
+      })),
       ...this.#event("response.failed", () => ({ response: this.#snapshot() })),
     ];
   }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { FinishReason, UrlCitation, WireToolCallOut } from "../../wire/response.js";
 import { collectCitations } from "./citations-out.js";
+import { messageReasoning, type Reasoning } from "./message-reasoning.js";
 import { messageText } from "./message-text.js";
 
 /** The assistant turn the service answers with, independent of streaming or not. */
@@ -10,6 +11,8 @@ export interface AssistantOutput {
   toolCalls: WireToolCallOut[];
   annotations: UrlCitation[];
   finishReason: FinishReason;
+  /** What the model reasoned before it answered, when it said and the graph lets clients see it. */
+  reasoning?: Reasoning;
 }
 
 interface ToolCallLike {
@@ -37,14 +40,16 @@ function finishReasonOf(message: BaseMessage, hasToolCalls: boolean): FinishReas
   return reason === "length" || reason === "max_tokens" ? "length" : "stop";
 }
 
-/** Maps the final assistant message of a run to what the wire carries. */
-export function toAssistantOutput(message: BaseMessage): AssistantOutput {
+/** Maps the final assistant message of a run to what the wire carries; its reasoning when `withReasoning`. */
+export function toAssistantOutput(message: BaseMessage, withReasoning: boolean): AssistantOutput {
   const annotations: UrlCitation[] = collectCitations(message);
   const toolCalls = ((message as { tool_calls?: ToolCallLike[] }).tool_calls ?? []).map(toWireToolCall);
+  const reasoning = withReasoning ? messageReasoning(message) : undefined;
   return {
     text: messageText(message),
     toolCalls,
     annotations,
     finishReason: finishReasonOf(message, toolCalls.length > 0),
+    ...(reasoning === undefined ? {} : { reasoning }),
   };
 }

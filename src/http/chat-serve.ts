@@ -130,6 +130,9 @@ function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTim
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
     requestTimeout: requestTimeoutMs,
     keepAliveTimeout: keepAliveTimeoutMs,
+    // close() ends every connection: a graceful stop drains first (drain(), runsSettled()), and a
+    // connection a client opened but never used must not hold close() until its headers time out.
+    forceCloseConnections: true,
     // Node checks those deadlines on this interval (30 s by default, too coarse for them).
     http: { headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs), connectionsCheckingInterval: 1_000 },
     frameworkErrors: frameworkErrorHandler,

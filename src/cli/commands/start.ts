@@ -290,22 +290,23 @@ export async function startCommand(options: StartOptions): Promise<void> {
     if (!isWorker && process.env[WATCHED_CHILD] !== "1") {
       process.stdout.write(`${chalk.dim(`${signal}: letting open requests finish (at most ${shutdownGraceMs / 1000}s)`)}\n`);
     }
+    // The port stays open while the runs in flight finish, so a load balancer's probe and a
+    // new request see 503s (never a refused connection) and send their traffic elsewhere.
     // Past the grace period, the runs left are ended: streams with an error frame, leases released.
     const grace = setTimeout(() => serve.abortRuns(), shutdownGraceMs);
     grace.unref();
-    const closed = app.close();
-    // Once the runs are done (or were aborted), no connection has anything left to wait for
-    // but the last bytes of its response: a moment for those, then close the rest, including
-    // connections a client opened and never used, which would otherwise hold the shutdown
-    // until their keep-alive timeout.
     await serve.runsSettled();
+    clearTimeout(grace);
+    // Now the port closes. No connection has anything left to wait for but the last bytes of
+    // its response: a moment for those, then close the rest, including connections a client
+    // opened and never used, which would otherwise hold the shutdown until their timeout.
+    const closed = app.close();
     app.server.closeIdleConnections();
     let flush: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise((resolve) => (flush = setTimeout(resolve, FLUSH_MS)))]);
     clearTimeout(flush);
     app.server.closeAllConnections();
     await closed;
-    clearTimeout(grace);
     process.exit(0);
   };
   // A second signal while stopping exits at once.

@@ -414,7 +414,7 @@ describe("failures and disconnects", () => {
     });
     const reader = response.body!.getReader();
     await reader.read();
-    await eventually(async () => assert.ok(probe.chunks > 2), 5_000, 20);
+    await eventually(async () => assert.ok(probe.chunks > 2, "the graph is streaming"), 5_000, 20);
     controller.abort();
     await eventually(async () => assert.equal(probe.aborted, true), 5_000, 20);
     assert.equal(probe.finished, false);

@@ -10,8 +10,13 @@ export default defineConfig({
   graphs: {
     echo: {
       graph: "./demo/graphs/echo.ts:graph",
-      description: "Streams your last message back, word by word, and reports token usage.",
+      description: "Streams your last message back, word by word, and reports token usage; honours max_tokens and stop.",
       streamableNodeNames: ["respond"],
+    },
+    think: {
+      graph: "./demo/graphs/think.ts:graph",
+      description: "Reasons for a few sentences (streamed as reasoning) before it answers; reasoning effort sets how long.",
+      streamableNodeNames: ["think"],
     },
     plain: {
       graph: "./demo/graphs/plain.ts:graph",

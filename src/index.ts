@@ -37,6 +37,14 @@ export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/grap
 export type { GraphRegistryOptions } from "./registry/graph-registry.js";
 export { GraphRegistry } from "./registry/graph-registry.js";
 export type { ServableGraph } from "./registry/servable-graph.js";
+export {
+  type ClientTool,
+  PARAMETERS_METADATA_KEY,
+  type RequestParameters,
+  type ResponseFormat,
+  requestParameters,
+} from "./parameters/request-parameters.js";
+export { withRequestParameters } from "./parameters/with-request-parameters.js";
 export { INTERRUPT_TOOL_NAME } from "./runs/interrupts/interrupt-codec.js";
 export { PendingRunSweeper, type PendingRunSweeperOptions } from "./server/pending-run-sweeper.js";
 export { ClientSettings, type ClientSettingsModel, defineClientSettings } from "./settings/client-settings.js";

@@ -1,8 +1,10 @@
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { withRequestParameters } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
 
 // A fake chat model (LangChain's real interface): it streams the last user message back
-// word by word and reports usage like a provider would.
+// word by word and reports usage like a provider would. The request's parameters apply to it:
+// it stops after max_tokens words (finish_reason "length") and before a `stop` sequence.
 const model = new ScriptedChatModel({
   respond: (messages) => {
     const last = [...messages].reverse().find((message) => message.type === "human");
@@ -12,7 +14,9 @@ const model = new ScriptedChatModel({
 });
 
 export const graph = new StateGraph(MessagesAnnotation)
-  .addNode("respond", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
+  .addNode("respond", async (state, config) => ({
+    messages: [await withRequestParameters(model, config).invoke(state.messages, config)],
+  }))
   .addEdge(START, "respond")
   .addEdge("respond", END)
   .compile();

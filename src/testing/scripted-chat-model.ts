@@ -1,13 +1,37 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
-import { BaseChatModel, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
 
 /** What a scripted reply may carry besides text. */
 export interface ScriptedReply {
   text: string;
   toolCalls?: { id?: string; name: string; args: Record<string, unknown> }[];
+  /**
+   * Reasoning before the answer, streamed before its text. `raw` (the default) arrives as
+   * LangChain `reasoning` content blocks, as reasoning models' own reasoning does; `summary`
+   * as OpenAI's reasoning summary (`additional_kwargs.reasoning`).
+   */
+  reasoning?: string;
+  reasoningForm?: "raw" | "summary";
+}
+
+/** The call options a scripted model sees: LangChain's, plus those OpenAI's models take. */
+export interface ScriptedCallOptions extends BaseChatModelCallOptions {
+  /** The tools bound with `bindTools`. */
+  tools?: BindToolsInput[];
+  response_format?: Record<string, unknown>;
+  seed?: number;
+  reasoning?: { effort?: string; summary?: string };
+  parallel_tool_calls?: boolean;
 }
 
 /** Token counts one call reports; the details are optional, as with real providers. */
@@ -21,8 +45,8 @@ export interface ScriptedUsage {
 }
 
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
-  /** Builds the reply from the conversation the model was called with. */
-  respond: (messages: BaseMessage[]) => string | ScriptedReply;
+  /** Builds the reply from the conversation the model was called with, and the call's options. */
+  respond: (messages: BaseMessage[], options: ScriptedCallOptions) => string | ScriptedReply;
   /**
    * Token counts to report for one call. The default counts whitespace-separated
    * words of the prompt and the reply, the way a provider would report its own
@@ -31,6 +55,13 @@ export interface ScriptedChatModelOptions extends BaseChatModelParams {
   usage?: (messages: BaseMessage[], reply: ScriptedReply) => ScriptedUsage;
   /** Milliseconds to wait between streamed chunks (default 0). */
   chunkDelayMs?: number;
+  /** At most this many words of reply, then `finish_reason: "length"` (what `maxTokens` is to a provider). */
+  maxTokens?: number;
+  /** Accepted like a provider's sampling fields, and otherwise ignored: a script does not sample. */
+  temperature?: number;
+  topP?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
 }
 
 function countWords(text: string): number {
@@ -55,15 +86,18 @@ function messageText(message: BaseMessage): string {
  * const reply = await model.invoke("hello");
  * ```
  */
-export class ScriptedChatModel extends BaseChatModel {
+export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
   private readonly respond: ScriptedChatModelOptions["respond"];
   private readonly usage: NonNullable<ScriptedChatModelOptions["usage"]>;
   private readonly chunkDelayMs: number;
+  /** The token limit, in words; undefined for none. */
+  readonly maxTokens: number | undefined;
 
   constructor(options: ScriptedChatModelOptions) {
     super(options);
     this.respond = options.respond;
     this.chunkDelayMs = options.chunkDelayMs ?? 0;
+    this.maxTokens = options.maxTokens;
     this.usage =
       options.usage ??
       ((messages, reply) => ({
@@ -76,17 +110,41 @@ export class ScriptedChatModel extends BaseChatModel {
     return "scripted";
   }
 
-  private reply(messages: BaseMessage[]): ScriptedReply {
-    const reply = this.respond(messages);
-    return typeof reply === "string" ? { text: reply } : reply;
+  /** Binds tools the way provider models do: they reach `respond` as the `tools` call option. */
+  override bindTools(tools: BindToolsInput[], kwargs?: Partial<ScriptedCallOptions>): Runnable<BaseLanguageModelInput, AIMessageChunk, ScriptedCallOptions> {
+    return this.withConfig({ ...kwargs, tools });
+  }
+
+  /**
+   * The scripted reply as a provider would send it: cut before the first stop sequence, then
+   * at the token limit (words here), with the finish reason that says which.
+   */
+  private reply(messages: BaseMessage[], options: ScriptedCallOptions): ScriptedReply & { finishReason: "stop" | "length" } {
+    const scripted = this.respond(messages, options);
+    const reply = typeof scripted === "string" ? { text: scripted } : scripted;
+    let text = reply.text;
+    for (const stop of options.stop ?? []) {
+      const at = text.indexOf(stop);
+      if (at >= 0) text = text.slice(0, at);
+    }
+    const words = text.match(/\S+\s*|\s+/gu) ?? [];
+    if (this.maxTokens !== undefined && countWords(text) > this.maxTokens) {
+      let kept = 0;
+      const cut = words.filter((piece) => piece.trim() === "" || (kept += 1) <= this.maxTokens!);
+      return { ...reply, text: cut.join("").trimEnd(), finishReason: "length" };
+    }
+    return { ...reply, text, finishReason: "stop" };
   }
 
   private usageMetadata(messages: BaseMessage[], reply: ScriptedReply) {
-    const { input, output, cachedInput, reasoning } = this.usage(messages, reply);
+    const { input, output, cachedInput, reasoning: scriptedReasoning } = this.usage(messages, reply);
+    // Reasoning is output a provider bills: its words count, unless the script said otherwise.
+    const reasoning = scriptedReasoning ?? (reply.reasoning === undefined ? undefined : countWords(reply.reasoning));
+    const total = output + (scriptedReasoning === undefined && reasoning !== undefined ? reasoning : 0);
     return {
       input_tokens: input,
-      output_tokens: output,
-      total_tokens: input + output,
+      output_tokens: total,
+      total_tokens: input + total,
       ...(cachedInput === undefined ? {} : { input_token_details: { cache_read: cachedInput } }),
       ...(reasoning === undefined ? {} : { output_token_details: { reasoning } }),
     };
@@ -101,12 +159,27 @@ export class ScriptedChatModel extends BaseChatModel {
     }));
   }
 
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const reply = this.reply(messages);
+  /** Reasoning as the message carries it: content blocks before the text, or OpenAI's summary object. */
+  private reasoningFields(reasoning: string | undefined, form: ScriptedReply["reasoningForm"], text: string) {
+    if (reasoning === undefined || reasoning === "") return { content: text };
+    if (form === "summary") {
+      return { content: text, additional_kwargs: { reasoning: { type: "reasoning", summary: [{ type: "summary_text", text: reasoning, index: 0 }] } } };
+    }
+    return {
+      content: [
+        { type: "reasoning" as const, reasoning },
+        ...(text === "" ? [] : [{ type: "text" as const, text }]),
+      ],
+    };
+  }
+
+  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+    const reply = this.reply(messages, options);
     const message = new AIMessage({
-      content: reply.text,
+      ...this.reasoningFields(reply.reasoning, reply.reasoningForm, reply.text),
       tool_calls: this.toolCalls(reply),
       usage_metadata: this.usageMetadata(messages, reply),
+      response_metadata: { finish_reason: reply.finishReason },
     });
     return { generations: [{ text: reply.text, message }] };
   }
@@ -116,12 +189,21 @@ export class ScriptedChatModel extends BaseChatModel {
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const reply = this.reply(messages);
+    const reply = this.reply(messages, options);
     // Words keep their trailing whitespace so the chunks concatenate to the exact reply.
     const pieces = reply.text.match(/\S+\s*|\s+/gu) ?? [];
     // A real provider's tokens arrive over the network, between turns of the event loop; a
     // long scripted reply takes turns too, so it never holds the loop for the whole reply.
     const turns = new EventLoopTurns();
+    for (const piece of reply.reasoning?.match(/\S+\s*|\s+/gu) ?? []) {
+      options.signal?.throwIfAborted();
+      await turns.take();
+      if (this.chunkDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.chunkDelayMs));
+      const chunk = new ChatGenerationChunk({ text: "", message: new AIMessageChunk(this.reasoningFields(piece, reply.reasoningForm, "")) });
+      yield chunk;
+      // Providers report every chunk, reasoning included: LangGraph's messages stream hears them so.
+      await runManager?.handleLLMNewToken("", undefined, undefined, undefined, undefined, { chunk });
+    }
     for (const piece of pieces) {
       options.signal?.throwIfAborted();
       await turns.take();
@@ -143,6 +225,7 @@ export class ScriptedChatModel extends BaseChatModel {
           type: "tool_call_chunk" as const,
         })),
         usage_metadata: this.usageMetadata(messages, reply),
+        response_metadata: { finish_reason: reply.finishReason },
       }),
     });
   }

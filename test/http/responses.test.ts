@@ -47,6 +47,19 @@ function answerInput(question: string, call: { call_id: string; name: string; ar
   ];
 }
 
+/** Posts a complete Responses body with fetch (any field, typed or not) and returns the validated response. */
+async function createRaw(body: Record<string, unknown>): Promise<Record<string, any>> {
+  const response = await fetch(`${origin}/v1/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await response.json();
+  assert.equal(response.status, 200, JSON.stringify(json));
+  assertMatchesResponses("Response", json);
+  return json as Record<string, any>;
+}
+
 /** Posts a Responses body and returns the raw stream events, each validated against the schema. */
 // Stream events are checked against the schema, then read freely.
 type StreamEvent = { type: string; sequence_number: number; [key: string]: any };
@@ -267,8 +280,7 @@ test("bodies the published CreateResponse schema accepts are accepted here", asy
 
 describe("Open Responses conformance", () => {
   test("the response echoes every setting in effect: the request's values, else the defaults", async () => {
-    const defaults = await client.responses.create({ model: "echo", input: "hello" });
-    assertMatchesResponses("Response", defaults);
+    const defaults = await createRaw({ model: "echo", input: "hello" });
     assert.deepEqual(
       {
         temperature: defaults.temperature,
@@ -311,7 +323,7 @@ describe("Open Responses conformance", () => {
         background: false,
       },
     );
-    const given = await client.responses.create({
+    const given = await createRaw({
       model: "echo",
       input: "hello",
       temperature: 0.2,
@@ -329,10 +341,10 @@ describe("Open Responses conformance", () => {
       tool_choice: "none",
       tools: [{ type: "function", name: "lookup", parameters: null, strict: false }],
     });
-    assertMatchesResponses("Response", given);
     assert.equal(given.temperature, 0.2);
     assert.equal(given.top_p, 0.5);
-    assert.equal((given as unknown as { presence_penalty: number }).presence_penalty, 1);
+    assert.equal(given.presence_penalty, 1);
+    assert.equal(given.frequency_penalty, -1);
     assert.equal(given.max_output_tokens, 64);
     assert.deepEqual(given.reasoning, { effort: "low", summary: "concise" });
     assert.deepEqual(given.text, { format: { type: "text" }, verbosity: "low" });

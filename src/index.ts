@@ -32,11 +32,6 @@ export type { Limit, LimitSettings } from "./http/limits.js";
 export type { MetricsSettings, ServerMetrics } from "./http/metrics.js";
 export type { ReadinessCheck } from "./http/routes/health.js";
 export type { CheckpointScope } from "./http/run-request.js";
-export { GraphFeature } from "./registry/features.js";
-export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/graph-config.js";
-export type { GraphRegistryOptions } from "./registry/graph-registry.js";
-export { GraphRegistry } from "./registry/graph-registry.js";
-export type { ServableGraph } from "./registry/servable-graph.js";
 export {
   type ClientTool,
   PARAMETERS_METADATA_KEY,
@@ -45,6 +40,11 @@ export {
   requestParameters,
 } from "./parameters/request-parameters.js";
 export { withRequestParameters } from "./parameters/with-request-parameters.js";
+export { GraphFeature } from "./registry/features.js";
+export type { GraphConfig, GraphConfigInput, GraphSource } from "./registry/graph-config.js";
+export type { GraphRegistryOptions } from "./registry/graph-registry.js";
+export { GraphRegistry } from "./registry/graph-registry.js";
+export type { ServableGraph } from "./registry/servable-graph.js";
 export { INTERRUPT_TOOL_NAME } from "./runs/interrupts/interrupt-codec.js";
 export { PendingRunSweeper, type PendingRunSweeperOptions } from "./server/pending-run-sweeper.js";
 export { ClientSettings, type ClientSettingsModel, defineClientSettings } from "./settings/client-settings.js";

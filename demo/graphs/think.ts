@@ -15,7 +15,11 @@ const SENTENCES_BY_EFFORT: Record<string, number> = { none: 0, minimal: 1, low: 
 
 const model = new ScriptedChatModel({
   respond: (messages, options) => {
-    const question = [...messages].reverse().find((message) => message.type === "human")?.text.trim() || "your question";
+    const question =
+      [...messages]
+        .reverse()
+        .find((message) => message.type === "human")
+        ?.text.trim() || "your question";
     const sentences = SENTENCES_BY_EFFORT[options.reasoning?.effort ?? "medium"] ?? 3;
     return {
       reasoning: THOUGHTS.slice(0, sentences).join(" "),

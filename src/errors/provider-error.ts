@@ -5,14 +5,43 @@ import type { ServeError } from "./serve-error.js";
 // a couple of times.
 const MAX_CAUSE_DEPTH = 5;
 
-// Errors of provider SDKs that never reached the provider (connection refused, timed out).
-const CONNECTION_ERROR_NAMES = new Set(["APIConnectionError", "APIConnectionTimeoutError"]);
+// Errors of provider SDKs that never got an answer from the provider. The openai SDK's
+// classes keep their names on the constructor only (v6 leaves `name` as "Error"); LangChain
+// turns a timeout into an Error named "TimeoutError", as AbortSignal.timeout() does.
+const UNREACHABLE_NAMES = new Set(["APIConnectionError", "APIConnectionTimeoutError", "TimeoutError"]);
+
+// Node's and undici's codes for a connection that could not be made, or broke, or stalled.
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+]);
 
 interface ProviderErrorShape {
   status?: unknown;
   name?: unknown;
+  code?: unknown;
   headers?: unknown;
   cause?: unknown;
+}
+
+/** A failure to reach the provider at all, told by what the error is, not by its message. */
+function isUnreachable(error: object, { name, code }: ProviderErrorShape): boolean {
+  return (
+    (typeof name === "string" && UNREACHABLE_NAMES.has(name)) ||
+    UNREACHABLE_NAMES.has(error.constructor?.name ?? "") ||
+    (typeof code === "string" && NETWORK_CODES.has(code))
+  );
 }
 
 function header(headers: unknown, name: string): string | undefined {
@@ -38,20 +67,24 @@ function retryAfterSeconds(headers: unknown): number | undefined {
 /**
  * The error a client should see when graph code failed because a model provider did: an HTTP
  * error from the provider's API (anything carrying a numeric `status` from 400 to 599, the
- * shape every provider SDK uses) or a connection failure. Undefined for any other error.
+ * shape every provider SDK uses), or a provider that could not be reached: connection refused,
+ * a name that does not resolve, a connection that broke or timed out (an SDK's connection
+ * error class, or a network error code anywhere in the `cause` chain). Undefined for any
+ * other error.
  * The provider's message is never passed on: the original stays the `cause`, for the log.
  */
 export function providerFailure(error: unknown): ServeError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && current !== null && typeof current === "object"; depth += 1) {
-    const { status, name, headers, cause } = current as ProviderErrorShape;
+    const shape = current as ProviderErrorShape;
+    const { status, headers, cause } = shape;
     if (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599) {
       if (status === 429 || status >= 500) {
         return new UpstreamUnavailableError({ cause: error, retryAfterSeconds: retryAfterSeconds(headers) });
       }
       return new UpstreamError({ cause: error });
     }
-    if (typeof name === "string" && CONNECTION_ERROR_NAMES.has(name)) return new UpstreamUnavailableError({ cause: error });
+    if (isUnreachable(current, shape)) return new UpstreamUnavailableError({ cause: error });
     current = cause;
   }
   return undefined;

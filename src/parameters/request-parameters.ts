@@ -9,6 +9,9 @@ export type { ClientTool, RequestParameters, ResponseFormat } from "../wire/para
  */
 export const PARAMETERS_METADATA_KEY = "chat_serve_parameters";
 
+/** A node's second argument: its config (LangGraph's runtime carries the config's fields). */
+export type NodeConfig = object | undefined;
+
 /**
  * The OpenAI request parameters of the run a node belongs to, read from the node's config
  * (its second argument). An empty object when the client sent none, or outside chat-serve.
@@ -21,7 +24,7 @@ export const PARAMETERS_METADATA_KEY = "chat_serve_parameters";
  * })
  * ```
  */
-export function requestParameters(config: { metadata?: Record<string, unknown> } | undefined): Readonly<RequestParameters> {
-  const value = config?.metadata?.[PARAMETERS_METADATA_KEY];
+export function requestParameters(config: NodeConfig): Readonly<RequestParameters> {
+  const value = (config as { metadata?: Record<string, unknown> } | undefined)?.metadata?.[PARAMETERS_METADATA_KEY];
   return typeof value === "object" && value !== null ? (value as RequestParameters) : {};
 }

@@ -3,7 +3,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { AIMessageChunk } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import type { RequestParameters, ResponseFormat } from "../wire/parameters.js";
-import { requestParameters } from "./request-parameters.js";
+import { type NodeConfig, requestParameters } from "./request-parameters.js";
 
 /** The sampling parameters LangChain chat models take as constructor fields, by their LangChain names. */
 const SAMPLING_FIELDS = ["temperature", "topP", "maxTokens", "presencePenalty", "frequencyPenalty"] as const;
@@ -53,10 +53,7 @@ function toolChoice(choice: RequestParameters["toolChoice"]): string | undefined
  * }))
  * ```
  */
-export function withRequestParameters(
-  model: BaseChatModel,
-  config: { metadata?: Record<string, unknown> } | undefined,
-): Runnable<BaseLanguageModelInput, AIMessageChunk> {
+export function withRequestParameters(model: BaseChatModel, config: NodeConfig): Runnable<BaseLanguageModelInput, AIMessageChunk> {
   const parameters = requestParameters(config);
   if (Object.keys(parameters).length === 0) return model;
   const sampling: Record<string, number> = {};

@@ -123,6 +123,11 @@ function assertAnswerFormat(run: PreparedRun, output: AssistantOutput): void {
   }
 }
 
+/** The part of the final text that the stream has not carried yet: what follows what it did. */
+function unsent(final: string, streamed: string): string {
+  return final.startsWith(streamed) ? final.slice(streamed.length) : "";
+}
+
 /**
  * The final assistant turn of a finished run. Whatever part of its text no streamable node
  * produced is sent as one more text event, so a stream always carries the complete text.
@@ -130,13 +135,10 @@ function assertAnswerFormat(run: PreparedRun, output: AssistantOutput): void {
 async function* completion(run: PreparedRun, end: StreamEnd): AsyncGenerator<RunStreamEvent> {
   const output = await finalOutput(run.model, run.config, end.state);
   assertAnswerFormat(run, output);
-  const reasoning = output.reasoning;
-  if (reasoning !== undefined && reasoning.text.startsWith(end.streamedReasoning) && reasoning.text.length > end.streamedReasoning.length) {
-    yield { kind: "reasoning", text: reasoning.text.slice(end.streamedReasoning.length), form: reasoning.form };
-  }
-  if (output.text.startsWith(end.streamedText) && output.text.length > end.streamedText.length) {
-    yield { kind: "text", text: output.text.slice(end.streamedText.length) };
-  }
+  const reasoning = output.reasoning && unsent(output.reasoning.text, end.streamedReasoning);
+  if (reasoning) yield { kind: "reasoning", text: reasoning, form: output.reasoning!.form };
+  const text = unsent(output.text, end.streamedText);
+  if (text) yield { kind: "text", text };
   yield { kind: "final", output, usage: run.usage.usage() };
 }
 

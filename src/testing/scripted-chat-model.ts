@@ -111,7 +111,10 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
   }
 
   /** Binds tools the way provider models do: they reach `respond` as the `tools` call option. */
-  override bindTools(tools: BindToolsInput[], kwargs?: Partial<ScriptedCallOptions>): Runnable<BaseLanguageModelInput, AIMessageChunk, ScriptedCallOptions> {
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<ScriptedCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, ScriptedCallOptions> {
     return this.withConfig({ ...kwargs, tools });
   }
 
@@ -129,9 +132,14 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
     }
     const words = text.match(/\S+\s*|\s+/gu) ?? [];
     if (this.maxTokens !== undefined && countWords(text) > this.maxTokens) {
+      let cut = "";
       let kept = 0;
-      const cut = words.filter((piece) => piece.trim() === "" || (kept += 1) <= this.maxTokens!);
-      return { ...reply, text: cut.join("").trimEnd(), finishReason: "length" };
+      for (const piece of words) {
+        if (piece.trim() !== "") kept += 1;
+        if (kept > this.maxTokens) break;
+        cut += piece;
+      }
+      return { ...reply, text: cut.trimEnd(), finishReason: "length" };
     }
     return { ...reply, text, finishReason: "stop" };
   }
@@ -163,13 +171,13 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
   private reasoningFields(reasoning: string | undefined, form: ScriptedReply["reasoningForm"], text: string) {
     if (reasoning === undefined || reasoning === "") return { content: text };
     if (form === "summary") {
-      return { content: text, additional_kwargs: { reasoning: { type: "reasoning", summary: [{ type: "summary_text", text: reasoning, index: 0 }] } } };
+      return {
+        content: text,
+        additional_kwargs: { reasoning: { type: "reasoning", summary: [{ type: "summary_text", text: reasoning, index: 0 }] } },
+      };
     }
     return {
-      content: [
-        { type: "reasoning" as const, reasoning },
-        ...(text === "" ? [] : [{ type: "text" as const, text }]),
-      ],
+      content: [{ type: "reasoning" as const, reasoning }, ...(text === "" ? [] : [{ type: "text" as const, text }])],
     };
   }
 
@@ -199,7 +207,10 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
       options.signal?.throwIfAborted();
       await turns.take();
       if (this.chunkDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.chunkDelayMs));
-      const chunk = new ChatGenerationChunk({ text: "", message: new AIMessageChunk(this.reasoningFields(piece, reply.reasoningForm, "")) });
+      const chunk = new ChatGenerationChunk({
+        text: "",
+        message: new AIMessageChunk(this.reasoningFields(piece, reply.reasoningForm, "")),
+      });
       yield chunk;
       // Providers report every chunk, reasoning included: LangGraph's messages stream hears them so.
       await runManager?.handleLLMNewToken("", undefined, undefined, undefined, undefined, { chunk });

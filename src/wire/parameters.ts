@@ -20,9 +20,7 @@ export const reasoningParamSchema = z.strictObject({
   generate_summary: reasoningSummarySchema.nullish(),
 });
 
-const formatName = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/u, "must be 1-64 letters, digits, underscores or dashes");
+const formatName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/u, "must be 1-64 letters, digits, underscores or dashes");
 const jsonSchemaObject = z.record(z.string(), z.unknown(), "must be a JSON Schema object");
 
 /** Chat completions' `response_format`. */

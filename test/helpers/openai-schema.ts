@@ -37,7 +37,10 @@ function check(schemaRef: string, body: unknown, label: string): void {
   const validate = ajv.getSchema(schemaRef);
   assert.ok(validate, `schema ${schemaRef} is missing from the spec copy`);
   const valid = validate(body);
-  assert.ok(valid, `${label} does not validate: ${ajv.errorsText(validate.errors).slice(0, 1_000)}\n${JSON.stringify(body).slice(0, 2_000)}`);
+  assert.ok(
+    valid,
+    `${label} does not validate: ${ajv.errorsText(validate.errors).slice(0, 1_000)}\n${JSON.stringify(body).slice(0, 2_000)}`,
+  );
 }
 
 /**

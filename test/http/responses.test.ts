@@ -368,7 +368,11 @@ describe("Open Responses conformance", () => {
   });
 
   test("the check fails when a field Open Responses requires goes missing", async () => {
-    const response = await client.responses.create({ model: "echo", input: "hi", tools: [{ type: "function", name: "f", parameters: null, strict: null }] });
+    const response = await client.responses.create({
+      model: "echo",
+      input: "hi",
+      tools: [{ type: "function", name: "f", parameters: null, strict: null }],
+    });
     assertMatchesResponses("Response", response);
     const { description: _description, ...tool } = response.tools[0] as unknown as Record<string, unknown>;
     assert.throws(() => assertMatchesResponses("Response", { ...response, tools: [tool] }), /Open Responses.*description/su);
@@ -402,7 +406,11 @@ describe("failures and disconnects", () => {
     const [error, failed] = events.slice(-2);
     assert.equal(error!.type, "error");
     assert.equal(error!.code, "internal_error");
-    assert.deepEqual(error!.error, { type: "server_error", code: "internal_error", message: error!.message, param: null }, "Open Responses' shape too");
+    assert.deepEqual(
+      error!.error,
+      { type: "server_error", code: "internal_error", message: error!.message, param: null },
+      "Open Responses' shape too",
+    );
     assert.equal(failed!.type, "response.failed");
     assert.equal(failed!.response.status, "failed");
     assert.ok(!JSON.stringify(events).includes("hunter2"), "no internal message");

@@ -3,10 +3,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ChatOpenAI } from "@langchain/openai";
+import { ChatOpenAI, type ClientOptions } from "@langchain/openai";
+import { Agent, fetch as undiciFetch } from "undici";
 import { InternalError, RunBusyError } from "../../src/errors/catalogue.js";
 import { isServeError } from "../../src/errors/serve-error.js";
-import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
+import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { parseSse, startTestServer, type TestServer } from "../helpers/server.js";
 
 // What the loopback provider answers next: an OpenAI-style error with the provider's own words.
@@ -14,11 +15,19 @@ let providerAnswer: { status: number; headers?: Record<string, string>; code: st
 const PROVIDER_MESSAGE = "Incorrect API key provided: sk-test-********1234. See https://provider.example/troubleshooting";
 
 let provider: Server;
+/** Accepts connections and never answers: a provider that hangs. */
+let silent: Server;
 let server: TestServer;
 const logLines: string[] = [];
 
-function chatModelGraph(baseURL: string) {
-  const model = new ChatOpenAI({ model: "gpt-test", apiKey: "sk-test-secret-1234", maxRetries: 0, configuration: { baseURL } });
+function chatModelGraph(baseURL: string, options: { timeout?: number; fetch?: ClientOptions["fetch"] } = {}) {
+  const model = new ChatOpenAI({
+    model: "gpt-test",
+    apiKey: "sk-test-secret-1234",
+    maxRetries: 0,
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    configuration: { baseURL, ...(options.fetch === undefined ? {} : { fetch: options.fetch }) },
+  });
   return new StateGraph(MessagesAnnotation)
     .addNode("respond", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
     .addEdge(START, "respond")
@@ -48,8 +57,39 @@ before(async () => {
   });
   await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
   const baseURL = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+  silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  // A port nothing listens on: taken, then given back.
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+  const closedPort = (closed.address() as AddressInfo).port;
+  await new Promise((resolve) => closed.close(resolve));
+  // A name that does not resolve, without asking a DNS server: the resolver itself says ENOTFOUND.
+  const noSuchHost = new Agent({
+    connect: {
+      lookup: (hostname, _options, callback) =>
+        callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname }), "", 4),
+    },
+  });
+  const unresolvedFetch = ((url: string, init?: object) =>
+    undiciFetch(url, { ...init, dispatcher: noSuchHost })) as unknown as ClientOptions["fetch"];
   server = await startTestServer(
     {
+      refused: {
+        graph: chatModelGraph(`http://127.0.0.1:${closedPort}/v1`),
+        description: "Provider port closed",
+        streamableNodeNames: ["respond"],
+      },
+      unresolved: {
+        graph: chatModelGraph("http://provider.invalid/v1", { fetch: unresolvedFetch }),
+        description: "DNS fails",
+        streamableNodeNames: ["respond"],
+      },
+      hanging: {
+        graph: chatModelGraph(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, { timeout: 300 }),
+        description: "Provider never answers",
+        streamableNodeNames: ["respond"],
+      },
       provider: { graph: chatModelGraph(baseURL), description: "Calls a provider", streamableNodeNames: ["respond"] },
       lookalike: { graph: lookalikeGraph(), description: "Throws an error that looks like ours" },
     },
@@ -59,15 +99,50 @@ before(async () => {
 after(async () => {
   await server.close();
   await new Promise((resolve) => provider.close(resolve));
+  silent.closeAllConnections();
+  await new Promise((resolve) => silent.close(resolve));
 });
 
-async function ask(model: string, stream = false) {
-  const response = await fetch(`${server.baseURL}/chat/completions`, {
+async function ask(model: string, stream = false, api: "chat" | "responses" = "chat") {
+  const body = api === "chat" ? { model, stream, messages: [{ role: "user", content: "hi" }] } : { model, stream, input: "hi" };
+  const response = await fetch(`${server.baseURL}/${api === "chat" ? "chat/completions" : "responses"}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, stream, messages: [{ role: "user", content: "hi" }] }),
+    body: JSON.stringify(body),
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/**
+ * The error code a failed run answered with, on either API, complete or streamed: the error
+ * body of a complete answer, the error frame of a chat stream, the error event (then
+ * response.failed) of a Responses stream. Every body and event is checked against the schemas.
+ */
+async function failureOf(model: string, stream: boolean, api: "chat" | "responses") {
+  const response = await ask(model, stream, api);
+  assertNoProviderTrace(response.text);
+  if (!stream) {
+    const body = JSON.parse(response.text);
+    if (api === "chat") assertMatchesOpenAI("ErrorResponse", body);
+    else assertMatchesResponses("ErrorResponse", body);
+    return { status: response.status, code: body.error.code as string, retryAfter: response.headers.get("retry-after") };
+  }
+  assert.equal(response.status, 200, "a stream has begun before the provider is called");
+  if (api === "chat") {
+    const frames = parseSse(response.text);
+    assert.equal(frames.at(-1), "[DONE]");
+    const error = frames.find((frame) => typeof frame === "object" && frame !== null && "error" in frame) as { error: { code: string } };
+    return { status: 200, code: error.error.code, retryAfter: null };
+  }
+  const events = response.text
+    .split("\n\n")
+    .flatMap((frame) => /^data: (.+)$/mu.exec(frame)?.[1] ?? [])
+    .map((data) => JSON.parse(data) as { type: string; code?: string; response?: { status: string } });
+  for (const event of events) assertMatchesResponses("ResponseStreamEvent", event);
+  const [error, failed] = events.slice(-2);
+  assert.equal(failed?.type, "response.failed");
+  assert.equal(failed?.response?.status, "failed");
+  return { status: 200, code: error?.code ?? "", retryAfter: null };
 }
 
 function assertNoProviderTrace(text: string) {
@@ -98,6 +173,18 @@ describe("errors from a model provider inside a graph", () => {
     });
   }
 
+  for (const { status, code, expected, expectedCode } of cases) {
+    test(`a provider ${status} on both APIs, complete and streamed, is ${expectedCode}`, async () => {
+      providerAnswer = { status, code };
+      for (const api of ["chat", "responses"] as const) {
+        for (const stream of [false, true]) {
+          const failure = await failureOf("provider", stream, api);
+          assert.deepEqual([failure.status, failure.code], [stream ? 200 : expected, expectedCode], `${api}, stream ${stream}`);
+        }
+      }
+    });
+  }
+
   test("the provider's message and status stay in the server log, with the request id", async () => {
     providerAnswer = { status: 401, code: "invalid_api_key" };
     const response = await ask("provider");
@@ -119,6 +206,21 @@ describe("errors from a model provider inside a graph", () => {
     assert.equal(frames.at(-1), "[DONE]");
     assertNoProviderTrace(response.text);
   });
+
+  for (const [model, what] of [
+    ["refused", "a provider whose port refuses the connection"],
+    ["unresolved", "a provider whose name does not resolve"],
+    ["hanging", "a provider that never answers (the model's timeout)"],
+  ] as const) {
+    test(`${what} is 503 upstream_unavailable on both APIs, complete and streamed`, async () => {
+      for (const api of ["chat", "responses"] as const) {
+        for (const stream of [false, true]) {
+          const failure = await failureOf(model, stream, api);
+          assert.deepEqual([failure.status, failure.code], [stream ? 200 : 503, "upstream_unavailable"], `${api}, stream ${stream}`);
+        }
+      }
+    });
+  }
 
   test("an error that only looks like chat-serve's 404 is upstream_error, never model_not_found", async () => {
     const response = await ask("lookalike");

@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import { InvalidChatMessageError, InvalidRequestError, UnknownParameterError, UnsupportedParameterError } from "../../errors/catalogue.js";
-import { chatParameters } from "./chat-parameters.js";
 import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
 import {
   type ChatCompletionRequest,
@@ -10,6 +9,7 @@ import {
   messageSchemaByRole,
   requiredFieldsByRole,
 } from "../../wire/request.js";
+import { chatParameters } from "./chat-parameters.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -184,10 +184,18 @@ export class ResponseRenderer {
       const ids = { item_id: item.id, output_index: index };
       if (reasoning.form === "summary") {
         item.summary.push({ type: "summary_text", text: "" });
-        events.push(...this.#event("response.reasoning_summary_part.added", () => ({ ...ids, summary_index: 0, part: { type: "summary_text", text: "" } })));
+        events.push(
+          ...this.#event("response.reasoning_summary_part.added", () => ({
+            ...ids,
+            summary_index: 0,
+            part: { type: "summary_text", text: "" },
+          })),
+        );
       } else {
         item.content!.push({ type: "reasoning_text", text: "" });
-        events.push(...this.#event("response.content_part.added", () => ({ ...ids, content_index: 0, part: { type: "reasoning_text", text: "" } })));
+        events.push(
+          ...this.#event("response.content_part.added", () => ({ ...ids, content_index: 0, part: { type: "reasoning_text", text: "" } })),
+        );
       }
     }
     const { item, index } = this.#reasoning;

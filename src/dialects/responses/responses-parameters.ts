@@ -17,10 +17,13 @@ function responseFormat(format: NonNullable<NonNullable<CreateResponseBody["text
 /** The OpenAI parameters of a Responses body, in the form chat completions' are normalised to. */
 export function responsesParameters(body: CreateResponseBody): RequestParameters {
   const choice = body.tool_choice;
-  const reasoning = body.reasoning == null ? undefined : present({
-    effort: body.reasoning.effort,
-    summary: body.reasoning.summary ?? body.reasoning.generate_summary,
-  });
+  const reasoning =
+    body.reasoning == null
+      ? undefined
+      : present({
+          effort: body.reasoning.effort,
+          summary: body.reasoning.summary ?? body.reasoning.generate_summary,
+        });
   const parameters = present<RequestParameters>({
     temperature: body.temperature,
     topP: body.top_p,
@@ -29,7 +32,9 @@ export function responsesParameters(body: CreateResponseBody): RequestParameters
     frequencyPenalty: body.frequency_penalty,
     responseFormat: body.text?.format == null ? undefined : responseFormat(body.text.format),
     reasoning: reasoning === undefined || Object.keys(reasoning).length === 0 ? undefined : reasoning,
-    tools: body.tools?.map((tool) => present({ name: tool.name, description: tool.description, parameters: tool.parameters, strict: tool.strict })),
+    tools: body.tools?.map((tool) =>
+      present({ name: tool.name, description: tool.description, parameters: tool.parameters, strict: tool.strict }),
+    ),
     toolChoice: typeof choice === "string" ? choice : choice?.type === "function" ? { type: "function", name: choice.name } : undefined,
     parallelToolCalls: body.parallel_tool_calls,
   });

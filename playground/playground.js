@@ -225,16 +225,27 @@ class AssistantTurn {
     this.progress = node("div", "progress-list");
     this.artifacts = node("ul", "artifacts");
     this.events.append(this.statuses, this.progress, this.artifacts);
+    // The model's reasoning, collapsed above the answer (a <details> the reader opens).
+    this.reasoning = node("details", "reasoning");
+    this.reasoning.hidden = true;
+    this.reasoningText = node("div", "reasoning-text");
+    this.reasoning.append(node("summary", "", "Reasoning"), this.reasoningText);
     this.content = node("div", "content");
     this.citations = node("ol", "citations");
     this.calls = node("div", "tool-calls");
     this.footer = node("div", "usage");
-    this.item.append(this.events, this.content, this.citations, this.calls, this.footer);
+    this.item.append(this.events, this.reasoning, this.content, this.citations, this.calls, this.footer);
     this.text = "";
     this.toolCalls = [];
     this.progressBars = new Map();
     this.item.classList.add("pending");
     elements.transcript.append(this.item);
+    scrollToEnd();
+  }
+
+  appendReasoning(delta) {
+    this.reasoning.hidden = false;
+    this.reasoningText.textContent += delta;
     scrollToEnd();
   }
 
@@ -393,6 +404,7 @@ async function send() {
         const event = chunk.graph_chat_serve?.event;
         if (event) turn.showEvent(event);
         for (const choice of chunk.choices ?? []) {
+          if (choice.delta?.reasoning_content) turn.appendReasoning(choice.delta.reasoning_content);
           if (choice.delta?.content) turn.appendText(choice.delta.content);
           if (choice.delta?.tool_calls) turn.mergeToolCalls(choice.delta.tool_calls);
           if (choice.delta?.annotations) turn.showCitations(choice.delta.annotations);
@@ -403,6 +415,7 @@ async function send() {
     } else {
       const completion = await response.json();
       const choice = completion.choices[0];
+      if (choice.message.reasoning_content) turn.appendReasoning(choice.message.reasoning_content);
       if (choice.message.content) turn.appendText(choice.message.content);
       if (choice.message.tool_calls) turn.mergeToolCalls(choice.message.tool_calls.map((call, index) => ({ index, ...call })));
       turn.showCitations(choice.message.annotations);

@@ -71,6 +71,29 @@ describe("the playground in a real browser", { skip: chromium.skip }, () => {
     assert.deepEqual(problems, { requests: [], errors: [] });
   });
 
+  test("think: the reasoning is shown collapsed above the answer, streamed and complete", async () => {
+    await pick("think");
+    for (const stream of [true, false]) {
+      if (stream) await page.check("#stream");
+      else await page.uncheck("#stream");
+      await say("Can we ship today?");
+      const reasoning = lastAnswer().locator("details.reasoning");
+      assert.equal(await reasoning.isVisible(), true, "the reasoning block is shown");
+      assert.equal(await reasoning.getAttribute("open"), null, "collapsed");
+      assert.equal(await lastAnswer().locator(".reasoning-text").isVisible(), false, "its text hidden until opened");
+      assert.match((await lastAnswer().locator(".reasoning-text").textContent()) ?? "", /^The user asked something/u);
+      assert.match((await lastAnswer().locator(".content").textContent()) ?? "", /^I thought about "Can we ship today\?"/u);
+      assert.ok(!((await lastAnswer().locator(".content").textContent()) ?? "").includes("restate"), "no reasoning in the answer");
+      const box = (locator: typeof reasoning) => locator.boundingBox().then((found) => found!.y);
+      assert.ok((await box(reasoning)) < (await box(lastAnswer().locator(".content"))), "above the answer");
+    }
+    await page.check("#stream");
+    await lastAnswer().locator("details.reasoning summary").click();
+    assert.equal(await lastAnswer().locator(".reasoning-text").isVisible(), true, "opens on a click");
+    await screenshot(page, "playground-think");
+    assert.deepEqual(problems, { requests: [], errors: [] });
+  });
+
   test("research: a settings form from the schema, live status and progress, an artifact and citations as links", async () => {
     await pick("research");
     assert.equal(await page.locator("#settings").isVisible(), true);

@@ -35,16 +35,56 @@ export function asConversation(output: AssistantOutput): AssistantOutput {
   return { text, toolCalls: [], annotations: output.annotations, finishReason: "stop" };
 }
 
-/** The run's events with a paused run's batch turned into conversation (the new text streamed first). */
+const THINK_OPEN = "<think>\n";
+const THINK_CLOSE = "\n</think>\n\n";
+
+/**
+ * Reasoning as chat UIs show it: a `<think>` block before the answer, which Open WebUI (and
+ * LobeChat, LibreChat) render as a collapsible "thinking" section, streamed or not.
+ */
+export function withThinking(output: AssistantOutput): AssistantOutput {
+  const { reasoning, ...rest } = output;
+  if (reasoning === undefined) return output;
+  return { ...rest, text: `${THINK_OPEN}${reasoning.text}${THINK_CLOSE}${output.text}` };
+}
+
+/** A `<think>` block a chat UI sends back in an earlier answer: not part of what was said. */
+const THINK_BLOCK = /^\s*<think>[\s\S]*?<\/think>\s*/u;
+
+/** An earlier answer's text without the thinking the UI showed before it. */
+export function withoutThinking(text: string): string {
+  return text.replace(THINK_BLOCK, "");
+}
+
+/**
+ * The run's events as chat UIs read them: reasoning streamed inside a `<think>` block of the
+ * text, and a paused run's batch turned into conversation (the new text streamed first).
+ */
 export async function* conversationEvents(events: AsyncIterable<RunStreamEvent>): AsyncGenerator<RunStreamEvent> {
+  let thinking = false;
+  let shownReasoning = "";
   for await (const event of events) {
+    if (event.kind === "reasoning") {
+      yield { kind: "text", text: `${thinking ? "" : THINK_OPEN}${event.text}` };
+      thinking = true;
+      shownReasoning += event.text;
+      continue;
+    }
+    if (thinking && (event.kind === "text" || event.kind === "final")) {
+      yield { kind: "text", text: THINK_CLOSE };
+      thinking = false;
+    }
     if (event.kind !== "final") {
       yield event;
       continue;
     }
-    const output = asConversation(event.output);
-    if (output !== event.output && output.text.length > event.output.text.length) {
-      yield { kind: "text", text: output.text.slice(event.output.text.length) };
+    // The final text is the streamed text: the thinking block as the stream showed it, then the answer.
+    const shown =
+      shownReasoning === "" ? event.output : { ...event.output, text: `${THINK_OPEN}${shownReasoning}${THINK_CLOSE}${event.output.text}` };
+    const { reasoning: _reasoning, ...plain } = shown;
+    const output = asConversation(plain);
+    if (output !== plain && output.text.length > plain.text.length) {
+      yield { kind: "text", text: output.text.slice(plain.text.length) };
     }
     yield { ...event, output };
   }

@@ -3,6 +3,7 @@ import { INTERRUPT_TOOL_NAME } from "../../runs/interrupts/interrupt-codec.js";
 import type { ResumeOf } from "../../runs/interrupts/interrupt-run.js";
 import { type ChatCompletionRequest, type ChatMessage, chatCompletionRequestSchema } from "../../wire/request.js";
 import { parseChatRequest } from "../chat/parse-chat-request.js";
+import { withoutThinking } from "./conversation.js";
 import { readMarker } from "./marker.js";
 import { taskReply } from "./task-reply.js";
 
@@ -58,7 +59,16 @@ export function parseChatUiRequest(
   const raw = body as Record<string, unknown>;
   const settings = settingsText(raw, headers[SETTINGS_HEADER]);
   const known = Object.fromEntries(Object.entries(raw).filter(([key]) => KNOWN_FIELDS.has(key)));
-  const request = parseChatRequest(known);
+  const parsed = parseChatRequest(known);
+  // Earlier answers come back with the thinking block the UI was shown; the graph gets what was said.
+  const request = {
+    ...parsed,
+    messages: parsed.messages.map((message) =>
+      message.role === "assistant" && typeof message.content === "string"
+        ? { ...message, content: withoutThinking(message.content) }
+        : message,
+    ),
+  };
   const interruptAnswer = request.messages.some(
     (message) => message.role === "assistant" && (message.tool_calls ?? []).some((call) => call.function.name === INTERRUPT_TOOL_NAME),
   );

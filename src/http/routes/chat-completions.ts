@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type CompletionIdentity, toChatCompletion } from "../../dialects/chat/completion.js";
 import { toCompletionChunks } from "../../dialects/chat/completion-chunks.js";
 import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
-import { asConversation, conversationEvents, fixedAnswer, uiChunk } from "../../dialects/chat-ui/conversation.js";
+import { asConversation, conversationEvents, fixedAnswer, uiChunk, withThinking } from "../../dialects/chat-ui/conversation.js";
 import { parseChatUiRequest } from "../../dialects/chat-ui/parse-chat-ui-request.js";
 import { InterruptStateConflictError, InvalidResumeError } from "../../errors/catalogue.js";
 import { isChatServeError } from "../../errors/serve-error.js";
@@ -82,7 +82,7 @@ async function chatUiCompletion(request: FastifyRequest, reply: FastifyReply, op
       async (run) => {
         if (!stream) {
           const { output, usage } = await collectRun(run);
-          return toChatCompletion(identity(), asConversation(output), usage);
+          return toChatCompletion(identity(), asConversation(withThinking(output)), usage);
         }
         const includeUsage = body.stream_options?.include_usage === true;
         const events = observedEvents(request, options, run, conversationEvents(streamRun(run)));

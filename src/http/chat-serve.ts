@@ -9,7 +9,7 @@ import { didYouMean } from "../util/did-you-mean.js";
 import { escapeHtml } from "../util/escape-html.js";
 import { Authenticator, type AuthSettings, bearerToken, secretDigest } from "./auth.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
-import { clientErrorHandler, frameworkErrorHandler } from "./framework-errors.js";
+import { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./framework-errors.js";
 import { type LimitSettings, RunLimits } from "./limits.js";
 import type { MetricsSettings, ServerMetrics } from "./metrics.js";
 import { chatServePlugin, sendServeError } from "./plugin.js";
@@ -123,7 +123,7 @@ const DEFAULT_HTTP_TIMEOUTS: Required<HttpTimeouts> = {
  */
 function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTimeouts | undefined): FastifyInstance {
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
-  return Fastify({
+  const app = Fastify({
     logger: logger ?? false,
     // Fastify's JSON-schema compilers load only if a route has a schema to compile.
     schemaController: lazySchemaController,
@@ -134,7 +134,13 @@ function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTim
     // connection a client opened but never used must not hold close() until its headers time out.
     forceCloseConnections: true,
     // Node checks those deadlines on this interval (30 s by default, too coarse for them).
-    http: { headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs), connectionsCheckingInterval: 1_000 },
+    // Node answers an HTTP/1.1 request without a Host header with a bare 400 of its own; it
+    // reaches the app instead, which answers it in the envelope (missingHostHook).
+    http: {
+      headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+      connectionsCheckingInterval: 1_000,
+      requireHostHeader: false,
+    },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     // Fastify's own request ID (and its logger's label) is ours: no second child logger per request.
@@ -143,6 +149,8 @@ function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTim
     // OpenAI envelope (503 server_shutting_down for new runs) rather than fastify's own 503.
     return503OnClosing: false,
   });
+  app.addHook("onRequest", missingHostHook);
+  return app;
 }
 
 export interface ChatServeOptions {

@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -43,9 +43,28 @@ function redocBundle(): string | undefined {
   }
 }
 
+/** The bundle's one remote asset: a logo on Redocly's CDN, served from this server instead. */
+const REDOC_REMOTE_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
+
+/** A plain mark in its place (a document with a folded corner), so the page asks nothing of another origin. */
+const LOCAL_LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><path d="M3 1h7l3 3v11H3z" fill="none" stroke="#6b6b76"/><path d="M10 1v3h3" fill="none" stroke="#6b6b76"/></svg>';
+
 /**
- * Everything from this server: the bundle's one remote asset, a logo on a CDN, is refused
- * (the page hides it). Redoc styles with injected <style> tags and searches in a blob worker.
+ * The bundle with its remote logo pointed at this server, read and rewritten once, on the
+ * first request for it.
+ */
+function localRedocBundle(file: string, logoUrl: string): () => Promise<string> {
+  let source: Promise<string> | undefined;
+  return () => {
+    source ??= readFile(file, "utf8").then((text) => text.replaceAll(REDOC_REMOTE_LOGO, logoUrl));
+    return source;
+  };
+}
+
+/**
+ * Everything from this server, the logo the bundle would fetch from a CDN included. Redoc
+ * styles with injected <style> tags and searches in a blob worker.
  */
 const REDOC_POLICY = [
   "default-src 'self'",
@@ -112,8 +131,15 @@ export async function registerDocs(app: FastifyInstance, prefix: string, models:
       : reply.type("text/html; charset=utf-8").header("content-security-policy", REDOC_POLICY).send(redocPage(prefix)),
   );
   if (bundle !== undefined) {
+    const source = localRedocBundle(bundle, `${prefix}/redoc/logo-mini.svg`);
     app.get("/redoc/redoc.standalone.js", { schema: { hide: true } }, async (_request, reply) =>
-      reply.type("text/javascript; charset=utf-8").header("cache-control", "public, max-age=3600").send(createReadStream(bundle)),
+      reply
+        .type("text/javascript; charset=utf-8")
+        .header("cache-control", "public, max-age=3600")
+        .send(await source()),
+    );
+    app.get("/redoc/logo-mini.svg", { schema: { hide: true } }, async (_request, reply) =>
+      reply.type("image/svg+xml").header("cache-control", "public, max-age=3600").send(LOCAL_LOGO),
     );
   }
 }

@@ -21,6 +21,20 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 }
 
 /**
+ * An HTTP/1.1 request must name its host (RFC 9112); one without a `Host` header is answered
+ * 400 in the OpenAI envelope, with an `x-request-id`, before any route runs. The app chat-serve
+ * creates lets such requests through Node (`requireHostHeader: false`) to answer them here.
+ */
+export function missingHostHook(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (request.raw.httpVersion !== "1.1" || request.headers.host !== undefined) {
+    done();
+    return;
+  }
+  const serveError = new InvalidHttpRequestError(400, "An HTTP/1.1 request must send a Host header.");
+  void reply.status(serveError.status).header("x-request-id", resolveRequestId(request)).send(errorBody(serveError));
+}
+
+/**
  * The HTTP server's `clientError`: headers over the size limit (431), a request that was not
  * received in time (408), or framing that is not HTTP (400). No request object exists yet,
  * so the answer is written to the socket directly, in the OpenAI envelope with a new

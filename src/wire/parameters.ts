@@ -9,7 +9,7 @@ export const reasoningEffortSchema = z.enum(["none", "minimal", "low", "medium",
 });
 
 /** `reasoning.summary` (Responses). */
-export const reasoningSummarySchema = z.enum(["auto", "concise", "detailed"], {
+const reasoningSummarySchema = z.enum(["auto", "concise", "detailed"], {
   error: (issue) => `must be one of auto, concise, detailed (got ${JSON.stringify(issue.input)})`,
 });
 

@@ -112,6 +112,17 @@ describe("every answer of the app is the OpenAI envelope", () => {
     assertEnvelope(parseRawResponse(badLength), 400, "invalid_request");
   });
 
+  test("an HTTP/1.1 request without a Host header is 400 in the envelope, with a request id", async () => {
+    const raw = await rawExchange("GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n");
+    const response = parseRawResponse(raw);
+    assertEnvelope(response, 400, "invalid_request");
+    assert.match(JSON.stringify(response.body), /Host header/u);
+    const withHost = parseRawResponse(await rawExchange("GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    assert.equal(withHost.status, 200);
+    const http10 = parseRawResponse(await rawExchange("GET /v1/models HTTP/1.0\r\n\r\n"));
+    assert.equal(http10.status, 200, "HTTP/1.0 has no Host header to require");
+  });
+
   test("a body that stops arriving is cut with 408 after the request timeout", async () => {
     const started = performance.now();
     const raw = await rawExchange(

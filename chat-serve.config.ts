@@ -13,11 +13,6 @@ export default defineConfig({
       description: "Streams your last message back, word by word, and reports token usage; honours max_tokens and stop.",
       streamableNodeNames: ["respond"],
     },
-    think: {
-      graph: "./demo/graphs/think.ts:graph",
-      description: "Reasons for a few sentences (streamed as reasoning) before it answers; reasoning effort sets how long.",
-      streamableNodeNames: ["think"],
-    },
     plain: {
       graph: "./demo/graphs/plain.ts:graph",
       description: "Answers with a fixed sentence from a node that returns an AIMessage directly.",
@@ -38,6 +33,11 @@ export default defineConfig({
       graph: "./demo/graphs/tools.ts:graph",
       description: "Asks the client to call a get_weather tool, then answers from its result.",
       streamableNodeNames: ["agent"],
+    },
+    think: {
+      graph: "./demo/graphs/think.ts:graph",
+      description: "Reasons for a few sentences (streamed as reasoning) before it answers; reasoning effort sets how long.",
+      streamableNodeNames: ["think"],
     },
   },
   // A model that runs research with fixed settings: for clients that cannot send settings.

@@ -19,6 +19,8 @@ const FLOORS: Record<string, number> = {
   registry: 3,
   coordination: 2,
   events: 2,
+  // The OpenAI request parameters: normalised types, checks, and the helpers graph code calls.
+  parameters: 2,
   settings: 2,
   tracing: 2,
   util: 1,

@@ -2,6 +2,7 @@ import cluster, { type Worker } from "node:cluster";
 import chalk from "chalk";
 import { CLUSTER_SCRAPE_REPLY, CLUSTER_SCRAPE_REQUEST, CLUSTER_WORKER_ENV } from "../../http/cluster-scrape.js";
 import type { MetricsSettings } from "../../http/metrics.js";
+import { closeWhenAllDrained } from "../cluster-drain.js";
 import { serveMetricsPort } from "../metrics-port.js";
 
 /**
@@ -67,6 +68,7 @@ export async function runPrimary(options: {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
+    closeWhenAllDrained();
     process.stdout.write(`${chalk.dim(`${signal}: stopping ${options.workers} workers`)}\n`);
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
   };

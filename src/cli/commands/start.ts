@@ -10,6 +10,7 @@ import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
 import { parseDuration } from "../../util/duration.js";
+import { workerDrained } from "../cluster-drain.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { runPrimary } from "./cluster-primary.js";
@@ -297,6 +298,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
     grace.unref();
     await serve.runsSettled();
     clearTimeout(grace);
+    // With --workers, the port closes when every worker has drained, for all of them at once.
+    if (isWorker) await workerDrained();
     // Now the port closes. No connection has anything left to wait for but the last bytes of
     // its response: a moment for those, then close the rest, including connections a client
     // opened and never used, which would otherwise hold the shutdown until their timeout.

@@ -170,7 +170,7 @@ async function drainWhilePolling(server: RunningServer): Promise<void> {
 }
 
 describe("the port stays open while it drains", { timeout: 60_000 }, () => {
-  const cleanups: (() => void | Promise<unknown>)[] = [];
+  const cleanups: (() => unknown)[] = [];
   after(async () => {
     for (const cleanup of cleanups) await cleanup();
   });

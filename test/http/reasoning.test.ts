@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ChatOpenAI } from "@langchain/openai";
 import { generateText, streamText } from "ai";
 import OpenAI from "openai";
 import { graph as thinkGraph } from "../../demo/graphs/think.js";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
+import { chatOpenAIGraph, startLoopbackProvider } from "../helpers/loopback-provider.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { parseSse, startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -37,53 +35,38 @@ function historyGraph() {
     .compile();
 }
 
-/** A real ChatOpenAI against a provider that streams DeepSeek-style `reasoning_content` deltas. */
-function deepSeekGraph(baseURL: string) {
-  const model = new ChatOpenAI({ model: "deepseek-test", apiKey: "sk-test", maxRetries: 0, configuration: { baseURL } });
-  return new StateGraph(MessagesAnnotation)
-    .addNode("respond", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
-    .addEdge(START, "respond")
-    .addEdge("respond", END)
-    .compile();
-}
-
-let provider: Server;
+let provider: Awaited<ReturnType<typeof startLoopbackProvider>>;
 let server: TestServer;
 let client: OpenAI;
 
 before(async () => {
-  provider = createServer((request, response) => {
-    let body = "";
-    request.on("data", (data: Buffer) => (body += data.toString()));
-    request.on("end", () => {
-      if (JSON.parse(body).stream !== true) {
-        const message = { role: "assistant", content: "Done thinking.", reasoning_content: "Let me think." };
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify({
-            id: "c1",
-            object: "chat.completion",
-            created: 1,
-            model: "deepseek-test",
-            choices: [{ index: 0, message, finish_reason: "stop" }],
-          }),
-        );
-        return;
-      }
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-        `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "deepseek-test", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      response.end(
+  // A DeepSeek-style provider: reasoning_content beside the content, streamed or not.
+  provider = await startLoopbackProvider((request) => {
+    if (request.stream !== true) {
+      const message = { role: "assistant", content: "Done thinking.", reasoning_content: "Let me think." };
+      return {
+        body: JSON.stringify({
+          id: "c1",
+          object: "chat.completion",
+          created: 1,
+          model: "deepseek-test",
+          choices: [{ index: 0, message, finish_reason: "stop" }],
+        }),
+      };
+    }
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "deepseek-test", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    return {
+      headers: { "content-type": "text/event-stream" },
+      body:
         chunk({ role: "assistant", content: "", reasoning_content: "Let me " }) +
-          chunk({ reasoning_content: "think." }) +
-          chunk({ content: "Done " }) +
-          chunk({ content: "thinking." }) +
-          chunk({}, "stop") +
-          "data: [DONE]\n\n",
-      );
-    });
+        chunk({ reasoning_content: "think." }) +
+        chunk({ content: "Done " }) +
+        chunk({ content: "thinking." }) +
+        chunk({}, "stop") +
+        "data: [DONE]\n\n",
+    };
   });
-  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
   server = await startTestServer(
     {
       think: { graph: thinkGraph, description: "Thinks", streamableNodeNames: ["think"] },
@@ -91,7 +74,7 @@ before(async () => {
       summary: { graph: summaryGraph(), description: "Summarised reasoning", streamableNodeNames: ["plan"] },
       history: { graph: historyGraph(), description: "Shows the history it got" },
       deepseek: {
-        graph: deepSeekGraph(`http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`),
+        graph: chatOpenAIGraph(provider.baseURL),
         description: "A DeepSeek-style provider",
         streamableNodeNames: ["respond"],
       },
@@ -102,7 +85,7 @@ before(async () => {
 });
 after(async () => {
   await server.close();
-  await new Promise((resolve) => provider.close(resolve));
+  await provider.close();
 });
 
 type ReasoningMessage = { content: string | null; reasoning_content?: string; reasoning?: string };

@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ChatOpenAI } from "@langchain/openai";
 import OpenAI from "openai";
 import { graph as echoGraph } from "../../demo/graphs/echo.js";
 import { requestParameters } from "../../src/parameters/request-parameters.js";
-import { withRequestParameters } from "../../src/parameters/with-request-parameters.js";
+import { chatOpenAIGraph, startLoopbackProvider } from "../helpers/loopback-provider.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -30,49 +27,28 @@ function prosyGraph() {
     .compile();
 }
 
-/** A real ChatOpenAI, with the request's parameters applied, against a loopback provider. */
-function providerGraph(baseURL: string) {
-  const model = new ChatOpenAI({ model: "gpt-test", apiKey: "sk-test", maxRetries: 0, temperature: 0.7, configuration: { baseURL } });
-  return new StateGraph(MessagesAnnotation)
-    .addNode("respond", async (state, config) => ({
-      messages: [await withRequestParameters(model, config).invoke(state.messages, config)],
-    }))
-    .addEdge(START, "respond")
-    .addEdge("respond", END)
-    .compile();
-}
-
-const received: Record<string, unknown>[] = [];
-let provider: Server;
+let provider: Awaited<ReturnType<typeof startLoopbackProvider>>;
 let server: TestServer;
 let client: OpenAI;
 
 before(async () => {
-  provider = createServer((request, response) => {
-    let body = "";
-    request.on("data", (data: Buffer) => (body += data.toString()));
-    request.on("end", () => {
-      received.push(JSON.parse(body));
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({
-          id: "chatcmpl-provider",
-          object: "chat.completion",
-          created: 1,
-          model: "gpt-test",
-          choices: [{ index: 0, message: { role: "assistant", content: '{"ok":true}' }, finish_reason: "stop", logprobs: null }],
-          usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
+  provider = await startLoopbackProvider(() => ({
+    body: JSON.stringify({
+      id: "chatcmpl-provider",
+      object: "chat.completion",
+      created: 1,
+      model: "gpt-test",
+      choices: [{ index: 0, message: { role: "assistant", content: '{"ok":true}' }, finish_reason: "stop", logprobs: null }],
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    }),
+  }));
   server = await startTestServer({
     params: { graph: parametersGraph(), description: "Shows its parameters", structuredOutput: true },
     prosy: { graph: prosyGraph(), description: "Claims JSON, answers prose", structuredOutput: true },
     echo: { graph: echoGraph, description: "Echo", streamableNodeNames: ["respond"] },
     provider: {
-      graph: providerGraph(`http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`),
+      // A real ChatOpenAI made with temperature 0.7, the request's parameters applied.
+      graph: chatOpenAIGraph(provider.baseURL, { temperature: 0.7, withParameters: true }),
       description: "A provider behind ChatOpenAI",
       structuredOutput: true,
     },
@@ -81,7 +57,7 @@ before(async () => {
 });
 after(async () => {
   await server.close();
-  await new Promise((resolve) => provider.close(resolve));
+  await provider.close();
 });
 
 const SCHEMA = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
@@ -181,7 +157,7 @@ describe("request parameters reach the graph, normalised across the two APIs", (
   });
 
   test("withRequestParameters: a real ChatOpenAI sends them to its provider", async () => {
-    received.length = 0;
+    provider.received.length = 0;
     const completion = await client.chat.completions.create({
       model: "provider",
       messages: [{ role: "user", content: "hi" }],
@@ -198,7 +174,7 @@ describe("request parameters reach the graph, normalised across the two APIs", (
       parallel_tool_calls: false,
     });
     assert.equal(completion.choices[0]!.message.content, '{"ok":true}');
-    const sent = received[0]!;
+    const sent = provider.received[0]!;
     assert.equal(sent.temperature, 0.3, "the request's temperature beats the model's 0.7");
     assert.equal(sent.top_p, 0.9);
     assert.equal(sent.max_completion_tokens ?? sent.max_tokens, 64);
@@ -213,10 +189,10 @@ describe("request parameters reach the graph, normalised across the two APIs", (
     );
     assert.equal(sent.tool_choice, "required");
     assert.equal(sent.parallel_tool_calls, false);
-    received.length = 0;
+    provider.received.length = 0;
     await client.chat.completions.create({ model: "provider", messages: [{ role: "user", content: "hi" }] });
-    assert.equal(received[0]!.temperature, 0.7, "without parameters the model is used as it was made");
-    assert.equal(received[0]!.tools, undefined);
+    assert.equal(provider.received[0]!.temperature, 0.7, "without parameters the model is used as it was made");
+    assert.equal(provider.received[0]!.tools, undefined);
   });
 });
 

@@ -3,10 +3,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ChatOpenAI, type ClientOptions } from "@langchain/openai";
+import type { ClientOptions } from "@langchain/openai";
 import { Agent, fetch as undiciFetch } from "undici";
 import { InternalError, RunBusyError } from "../../src/errors/catalogue.js";
 import { isServeError } from "../../src/errors/serve-error.js";
+import { chatOpenAIGraph, startLoopbackProvider } from "../helpers/loopback-provider.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { parseSse, startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -14,26 +15,11 @@ import { parseSse, startTestServer, type TestServer } from "../helpers/server.js
 let providerAnswer: { status: number; headers?: Record<string, string>; code: string } = { status: 500, code: "x" };
 const PROVIDER_MESSAGE = "Incorrect API key provided: sk-test-********1234. See https://provider.example/troubleshooting";
 
-let provider: Server;
+let provider: Awaited<ReturnType<typeof startLoopbackProvider>>;
 /** Accepts connections and never answers: a provider that hangs. */
 let silent: Server;
 let server: TestServer;
 const logLines: string[] = [];
-
-function chatModelGraph(baseURL: string, options: { timeout?: number; fetch?: ClientOptions["fetch"] } = {}) {
-  const model = new ChatOpenAI({
-    model: "gpt-test",
-    apiKey: "sk-test-secret-1234",
-    maxRetries: 0,
-    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-    configuration: { baseURL, ...(options.fetch === undefined ? {} : { fetch: options.fetch }) },
-  });
-  return new StateGraph(MessagesAnnotation)
-    .addNode("respond", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
-    .addEdge(START, "respond")
-    .addEdge("respond", END)
-    .compile();
-}
 
 /** Graph code that throws something shaped like chat-serve's own errors, without being one. */
 function lookalikeGraph() {
@@ -47,16 +33,14 @@ function lookalikeGraph() {
 }
 
 before(async () => {
-  provider = createServer((request, response) => {
-    request.resume();
-    request.on("end", () => {
-      const { status, headers = {}, code } = providerAnswer;
-      response.writeHead(status, { "content-type": "application/json", ...headers });
-      response.end(JSON.stringify({ error: { message: PROVIDER_MESSAGE, type: "invalid_request_error", param: null, code } }));
-    });
+  provider = await startLoopbackProvider(() => {
+    const { status, headers, code } = providerAnswer;
+    return {
+      status,
+      headers,
+      body: JSON.stringify({ error: { message: PROVIDER_MESSAGE, type: "invalid_request_error", param: null, code } }),
+    };
   });
-  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
-  const baseURL = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
   silent = createServer(() => {});
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
   // A port nothing listens on: taken, then given back.
@@ -76,21 +60,21 @@ before(async () => {
   server = await startTestServer(
     {
       refused: {
-        graph: chatModelGraph(`http://127.0.0.1:${closedPort}/v1`),
+        graph: chatOpenAIGraph(`http://127.0.0.1:${closedPort}/v1`),
         description: "Provider port closed",
         streamableNodeNames: ["respond"],
       },
       unresolved: {
-        graph: chatModelGraph("http://provider.invalid/v1", { fetch: unresolvedFetch }),
+        graph: chatOpenAIGraph("http://provider.invalid/v1", { fetch: unresolvedFetch }),
         description: "DNS fails",
         streamableNodeNames: ["respond"],
       },
       hanging: {
-        graph: chatModelGraph(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, { timeout: 300 }),
+        graph: chatOpenAIGraph(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, { timeout: 300 }),
         description: "Provider never answers",
         streamableNodeNames: ["respond"],
       },
-      provider: { graph: chatModelGraph(baseURL), description: "Calls a provider", streamableNodeNames: ["respond"] },
+      provider: { graph: chatOpenAIGraph(provider.baseURL), description: "Calls a provider", streamableNodeNames: ["respond"] },
       lookalike: { graph: lookalikeGraph(), description: "Throws an error that looks like ours" },
     },
     { logger: { level: "info", stream: { write: (line: string) => void logLines.push(line) } } },
@@ -98,7 +82,7 @@ before(async () => {
 });
 after(async () => {
   await server.close();
-  await new Promise((resolve) => provider.close(resolve));
+  await provider.close();
   silent.closeAllConnections();
   await new Promise((resolve) => silent.close(resolve));
 });

@@ -8,6 +8,7 @@ import { type RunCaller, resolveRuntimeContext } from "../settings/runtime-conte
 import { anySignal } from "../util/any-signal.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
+import { EphemeralThread } from "./ephemeral-thread.js";
 import { type InterruptRun, prepareInterruptRun, type ResumeOf } from "./interrupts/interrupt-run.js";
 import { toLangChainMessages } from "./messages/messages-in.js";
 import { buildRunConfig } from "./run-config.js";
@@ -123,6 +124,8 @@ export async function prepareRun(
   }
   // Interrupt runs have their input (or their resume answers) from prepareInterruptRun.
   const input = interrupt === undefined ? await buildInput() : undefined;
+  // A graph with a checkpointer of its own runs on a thread; without interrupts, a fresh one.
+  const thread = interrupt === undefined ? EphemeralThread.for(graph) : undefined;
   // An interrupt run also stops when its lease is lost.
   const runSignal =
     interrupt === undefined ? { signal: context.signal, dispose: () => {} } : anySignal([context.signal, interrupt.lease.signal]);
@@ -136,7 +139,7 @@ export async function prepareRun(
     signal: runSignal.signal,
     context: runtimeContext,
     operationId: interrupt?.runId,
-    threadId: interrupt?.key,
+    threadId: interrupt?.key ?? thread?.id,
     parameters: request.parameters,
   });
   const clientEvents =
@@ -157,6 +160,7 @@ export async function prepareRun(
     release: async () => {
       runSignal.dispose();
       await interrupt?.lease.release();
+      await thread?.end(context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS, context.log);
     },
   };
 }

@@ -27,7 +27,7 @@ export { clientEvent, type ProgressData, type StatusData, statusEvent } from "./
 export { CLIENT_EVENT_TYPES, type ClientEventEnvelope, type ClientEventType, MAX_EVENT_BYTES } from "./events/envelope.js";
 export type { ApiKeyEntry, Authenticate, AuthenticateResult, AuthSettings, Caller } from "./http/auth.js";
 export { type BindOptions, ChatServe, type ChatServeOptions, type HttpTimeouts } from "./http/chat-serve.js";
-export { clientErrorHandler, frameworkErrorHandler } from "./http/framework-errors.js";
+export { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./http/framework-errors.js";
 export type { Limit, LimitSettings } from "./http/limits.js";
 export type { MetricsSettings, ServerMetrics } from "./http/metrics.js";
 export type { ReadinessCheck } from "./http/routes/health.js";

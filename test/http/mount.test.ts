@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { test } from "node:test";
 import Fastify from "fastify";
 import { ChatServe } from "../../src/http/chat-serve.js";
+import { missingHostHook } from "../../src/http/framework-errors.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph } from "../fixtures/graphs.js";
 
@@ -98,4 +101,26 @@ test("hooks added to openaiApp after bind() guard the mounted app only (authenti
   assert.equal((await host.inject({ url: "/openai/v1/models", headers: { authorization: "Bearer secret" } })).statusCode, 200);
   assert.equal((await host.inject("/")).statusCode, 200);
   await host.close();
+});
+
+test("a host app of your own answers a request without a Host header in the envelope, with missingHostHook", async () => {
+  const host = Fastify({ http: { requireHostHeader: false } });
+  host.addHook("onRequest", missingHostHook);
+  await new ChatServe({ app: host, graphs: new GraphRegistry({ echo: { graph: echoGraph, description: "Echo" } }) }).bind();
+  const origin = await host.listen({ host: "127.0.0.1", port: 0 });
+  try {
+    const socket = connect(Number(new URL(origin).port), "127.0.0.1");
+    await once(socket, "connect");
+    let raw = "";
+    socket.on("data", (data: Buffer) => (raw += data.toString()));
+    socket.write("GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n");
+    await once(socket, "close");
+    assert.match(raw, /^HTTP\/1\.1 400 /u);
+    assert.match(raw, /x-request-id: \S+/iu);
+    const body = JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, "invalid_request");
+    assert.match(body.error.message, /Host header/u);
+  } finally {
+    await host.close();
+  }
 });

@@ -5,8 +5,8 @@ import type { CompletionIdentity } from "./completion.js";
 
 /**
  * Turns a run's events into the chunks of a streamed chat completion: the role chunk, text
- * deltas, reasoning deltas and client events in graph order, tool calls as one delta, the finish chunk, and
- * the usage-only chunk when the client asked for it and a model reported usage.
+ * and reasoning deltas and client events in graph order, tool calls as one delta, the finish
+ * chunk, and the usage-only chunk when the client asked for it and a model reported usage.
  */
 export async function* toCompletionChunks(
   events: AsyncIterable<RunStreamEvent>,

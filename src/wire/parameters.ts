@@ -23,12 +23,17 @@ export const reasoningParamSchema = z.strictObject({
 const formatName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/u, "must be 1-64 letters, digits, underscores or dashes");
 const jsonSchemaObject = z.record(z.string(), z.unknown(), "must be a JSON Schema object");
 
+// The two formats both APIs spell alike; only json_schema's fields sit differently.
+const textFormat = z.strictObject({ type: z.literal("text") });
+const jsonObjectFormat = z.strictObject({ type: z.literal("json_object") });
+const formatTypeError = { error: () => "type must be one of text, json_object, json_schema" };
+
 /** Chat completions' `response_format`. */
 export const responseFormatSchema = z.discriminatedUnion(
   "type",
   [
-    z.strictObject({ type: z.literal("text") }),
-    z.strictObject({ type: z.literal("json_object") }),
+    textFormat,
+    jsonObjectFormat,
     z.strictObject({
       type: z.literal("json_schema"),
       json_schema: z.strictObject({
@@ -39,15 +44,15 @@ export const responseFormatSchema = z.discriminatedUnion(
       }),
     }),
   ],
-  { error: () => "type must be one of text, json_object, json_schema" },
+  formatTypeError,
 );
 
 /** The Responses API's `text.format`. */
 export const textFormatSchema = z.discriminatedUnion(
   "type",
   [
-    z.strictObject({ type: z.literal("text") }),
-    z.strictObject({ type: z.literal("json_object") }),
+    textFormat,
+    jsonObjectFormat,
     z.strictObject({
       type: z.literal("json_schema"),
       name: formatName,
@@ -56,7 +61,7 @@ export const textFormatSchema = z.discriminatedUnion(
       strict: z.boolean().nullish(),
     }),
   ],
-  { error: () => "type must be one of text, json_object, json_schema" },
+  formatTypeError,
 );
 
 export type ReasoningEffort = z.infer<typeof reasoningEffortSchema>;

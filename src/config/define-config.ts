@@ -29,6 +29,7 @@ const graphEntrySchema = z.strictObject({
   outputToMessage: valueOrReference("a function").optional(),
   reasoning: z.boolean("must be true or false").optional(),
   structuredOutput: z.boolean("must be true or false").optional(),
+  threads: z.boolean("must be true or false").optional(),
 });
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
@@ -149,6 +150,8 @@ export interface GraphEntryConfig {
   reasoning?: boolean;
   /** `true`: the graph answers in the JSON a client asks for with `response_format` / `text.format`. */
   structuredOutput?: boolean;
+  /** `true`: a stateful graph on the server's `checkpointer`: conversations continue on a thread. */
+  threads?: boolean;
 }
 
 /** The shape of `chat-serve.config.ts`. */

@@ -55,6 +55,19 @@ export class GraphNotFoundError extends ClientError {
   }
 }
 
+/**
+ * A stored response, conversation or item that does not exist here: never made, deleted,
+ * expired, or another tenant's (which is never told apart, so ids leak nothing).
+ */
+export class StoredObjectNotFoundError extends ClientError {
+  readonly status = 404;
+  readonly code = "not_found";
+  constructor(kind: "response" | "conversation" | "item", id: string, param: string | null = null) {
+    const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+    super(`No ${kind} with id '${shown}' was found.`, { param });
+  }
+}
+
 /** No route matches the URL. */
 export class UnknownUrlError extends ClientError {
   readonly status = 404;

@@ -17,6 +17,7 @@ import type { RunLimits } from "./limits.js";
 import type { ApiLabel, ServerMetrics } from "./metrics.js";
 import { resolveRequestId } from "./request-id.js";
 import { type ClientProfile, registerChatRoute } from "./routes/chat-completions.js";
+import { registerConversationRoutes } from "./routes/conversations.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./routes/health.js";
 import { registerModelRoutes } from "./routes/models.js";
 import { registerResponsesRoute } from "./routes/responses.js";
@@ -211,7 +212,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     // Registered before the key check: a preflight carries no key, and is answered here.
     await app.register((await import("@fastify/cors")).default, {
       origin: [...options.cors.origins],
-      methods: ["GET", "HEAD", "POST"],
+      methods: ["GET", "HEAD", "POST", "DELETE"],
       exposedHeaders: [
         "x-request-id",
         "retry-after",
@@ -256,11 +257,18 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   registerModelRoutes(app, options.registry, created);
   registerChatRoute(app, options);
   registerResponsesRoute(app, options);
+  registerConversationRoutes(app, options);
   registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs, options.isDraining);
   refuseOtherMethods(app, "/models", ["GET"]);
   refuseOtherMethods(app, "/models/*", ["GET"]);
   refuseOtherMethods(app, "/chat/completions", ["POST"]);
   refuseOtherMethods(app, "/responses", ["POST"]);
+  refuseOtherMethods(app, "/responses/:id", ["GET", "DELETE"]);
+  refuseOtherMethods(app, "/responses/:id/input_items", ["GET"]);
+  refuseOtherMethods(app, "/conversations", ["POST"]);
+  refuseOtherMethods(app, "/conversations/:id", ["GET", "POST", "DELETE"]);
+  refuseOtherMethods(app, "/conversations/:id/items", ["GET", "POST"]);
+  refuseOtherMethods(app, "/conversations/:id/items/:item_id", ["GET", "DELETE"]);
   refuseOtherMethods(app, "/health", ["GET"]);
   refuseOtherMethods(app, "/ready", ["GET"]);
 }

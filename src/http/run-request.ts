@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { GraphConfigurationError } from "../errors/catalogue.js";
 import { isServeError, type ServeError } from "../errors/serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ResumeOf } from "../runs/interrupts/interrupt-run.js";
 import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
 import type { RunStreamEvent } from "../runs/stream-run.js";
+import type { ThreadRequest } from "../runs/threads/run-thread.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { toServeError } from "./error-mapper.js";
@@ -18,6 +20,34 @@ import type { RunTracker } from "./run-tracker.js";
  * With `auth`, the default is the caller's tenant (`request.chatServeCaller.tenant`).
  */
 export type CheckpointScope = (request: FastifyRequest) => string | Promise<string>;
+
+/**
+ * The server-trusted scope of a request: `checkpointScope` when the server has one, else the
+ * authenticated tenant, else `"default"`. Interrupt runs, threads and stored objects all live
+ * in it, so one tenant never reaches another's.
+ */
+export function scopeResolver(request: FastifyRequest, checkpointScope: CheckpointScope | undefined): (() => Promise<string>) | undefined {
+  const caller = request.chatServeCaller;
+  // The tenant is the default scope: one tenant never sees another's runs.
+  const scope = checkpointScope ?? (caller === undefined ? undefined : () => caller.tenant);
+  return scope === undefined ? undefined : async () => scope(request);
+}
+
+/** The scope of a request, resolved (see `scopeResolver`). */
+export async function requestScope(request: FastifyRequest, checkpointScope: CheckpointScope | undefined): Promise<string> {
+  const resolve = scopeResolver(request, checkpointScope);
+  const value = resolve === undefined ? "default" : await resolve();
+  if (typeof value !== "string" || value.length === 0) {
+    throw new GraphConfigurationError("checkpointScope must return a non-empty string.");
+  }
+  return value;
+}
+
+/** What a route tells the run about the request beyond its body: a resume, a thread. */
+export interface RunExtras {
+  resumeOf?: ResumeOf;
+  thread?: ThreadRequest;
+}
 
 /** What every route that runs a graph shares. */
 export interface RunRouteOptions {
@@ -112,7 +142,7 @@ export async function runForRequest<T>(
   options: RunRouteOptions,
   engineRequest: ChatCompletionRequest,
   respond: (run: PreparedRun) => Promise<T>,
-  resumeOf?: ResumeOf,
+  extras: RunExtras = {},
 ): Promise<T | FastifyReply> {
   const controller = options.runs.start();
   const onClose = () => {
@@ -120,8 +150,6 @@ export async function runForRequest<T>(
   };
   reply.raw.on("close", onClose);
   const caller = request.chatServeCaller;
-  // The tenant is the default scope: one tenant never sees another's interrupt runs.
-  const checkpointScope = options.checkpointScope ?? (caller === undefined ? undefined : () => caller.tenant);
   let run: PreparedRun | undefined;
   let admission: Admission | undefined;
   try {
@@ -133,9 +161,10 @@ export async function runForRequest<T>(
       log: request.log,
       tracing: options.tracing,
       backendTimeoutMs: options.backendTimeoutMs,
-      scope: checkpointScope === undefined ? undefined : async () => checkpointScope(request),
+      scope: scopeResolver(request, options.checkpointScope),
       caller: { tenant: caller?.tenant },
-      ...(resumeOf === undefined ? {} : { resumeOf }),
+      ...(extras.resumeOf === undefined ? {} : { resumeOf: extras.resumeOf }),
+      ...(extras.thread === undefined ? {} : { thread: extras.thread }),
     });
     return await respond(run);
   } catch (error) {

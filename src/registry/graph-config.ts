@@ -38,6 +38,11 @@ export interface GraphConfigInput {
   /** `false`: the model's reasoning never reaches clients (default: it does). */
   reasoning?: boolean;
   /**
+   * `true`: a stateful graph on the server's checkpointer, whose conversations continue on a
+   * thread (a graph compiled with a checkpointer of its own is stateful anyway).
+   */
+  threads?: boolean;
+  /**
    * `true`: the graph answers in the JSON a client asks for (`response_format` / `text.format`,
    * applied to its model with `withRequestParameters`). Without it such a request is refused.
    */
@@ -59,6 +64,7 @@ export interface GraphConfig {
   readonly presetSettings?: Readonly<Record<string, unknown>>;
   readonly reasoning: boolean;
   readonly structuredOutput: boolean;
+  readonly threads: boolean;
 }
 
 const optionalFunction = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function").optional();
@@ -108,6 +114,7 @@ const graphConfigSchema = z.strictObject({
   presetSettings: z.record(z.string(), z.unknown()).optional(),
   reasoning: z.boolean("must be true or false").optional(),
   structuredOutput: z.boolean("must be true or false").optional(),
+  threads: z.boolean("must be true or false").optional(),
 });
 
 /** Validates one configuration; throws the zod error for the caller to word. */
@@ -127,6 +134,7 @@ export function parseGraphConfig(input: unknown): GraphConfig {
     presetSettings: parsed.presetSettings === undefined ? undefined : Object.freeze({ ...parsed.presetSettings }),
     reasoning: parsed.reasoning ?? true,
     structuredOutput: parsed.structuredOutput ?? false,
+    threads: parsed.threads ?? false,
   });
 }
 

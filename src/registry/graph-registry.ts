@@ -1,10 +1,13 @@
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
+import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import { ClientSettingsDefinitionError, GraphNotFoundError, InvalidClientSettingsError, RegistrationError } from "../errors/catalogue.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { checkContextSchema } from "../settings/runtime-context.js";
+import type { ConversationStore } from "../store/conversation-store.js";
+import { MemoryConversationStore } from "../store/memory-conversation-store.js";
 import { firstIssue, issuePath } from "../util/describe-issue.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { GraphFeature } from "./features.js";
@@ -23,6 +26,8 @@ export interface GraphRegistryOptions {
   runCoordinator?: RunCoordinator;
   /** The index of pending interrupt runs, beside the checkpointer. Default: in memory. */
   pendingRuns?: PendingRunIndex;
+  /** Where stored responses, conversations and chat sessions are kept. Default: in memory. */
+  store?: ConversationStore;
 }
 
 const REGISTRY_BRAND = Symbol.for("chat-serve.GraphRegistry");
@@ -50,11 +55,18 @@ export class GraphRegistry {
   /** Where pending interrupt runs are indexed. */
   readonly pendingRuns: PendingRunIndex;
   #fallbackCheckpointer: unknown;
+  /** Where stored responses, conversations and the turns of chat sessions are kept. */
+  readonly store: ConversationStore;
+  /** Graphs that keep conversations on threads: compiled with their own checkpointer, or `threads: true`. */
+  readonly #stateful = new WeakSet<object>();
+  /** The coordinator of graphs that name none, when the registry was given none: one process only. */
+  #localCoordinator: RunCoordinator | undefined;
 
   constructor(graphs: Record<string, GraphConfigInput>, options: GraphRegistryOptions = {}) {
     this.#checkpointer = options.checkpointer;
     this.#runCoordinator = options.runCoordinator;
     this.pendingRuns = options.pendingRuns ?? new MemoryPendingRunIndex();
+    this.store = options.store ?? new MemoryConversationStore();
     if (graphs === null || typeof graphs !== "object") {
       throw new RegistrationError("the registry must be an object mapping model IDs to graph configurations");
     }
@@ -154,10 +166,12 @@ export class GraphRegistry {
       entry.compiled = resolveGraphSource(name, entry.config.graph).then((graph) => {
         checkContextSchema({ model: name, ...entry.config }, graph);
         checkStreamableNodes(name, entry.config.streamableNodeNames, graph);
-        if (entry.config.features.has(GraphFeature.INTERRUPTS)) {
+        const ownCheckpointer = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
+        if (entry.config.features.has(GraphFeature.INTERRUPTS) || entry.config.threads) {
           this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();
-          prepareInterruptGraph(name, graph, this.#fallbackCheckpointer);
+          prepareInterruptGraph(name, graph, this.#fallbackCheckpointer, entry.config.threads ? "threads" : "INTERRUPTS");
         }
+        if (ownCheckpointer || entry.config.threads) this.#stateful.add(graph);
         return graph;
       });
       entry.compiled.catch(() => {
@@ -165,6 +179,31 @@ export class GraphRegistry {
       });
     }
     return entry.compiled;
+  }
+
+  /** True for a stateful graph (resolved by this registry): its conversations continue on threads. */
+  isStatefulGraph(graph: ServableGraph): boolean {
+    return this.#stateful.has(graph);
+  }
+
+  /** Whether a model's graph is stateful; resolves the graph. */
+  async isStateful(name: string): Promise<boolean> {
+    return this.isStatefulGraph(await this.resolveGraph(name));
+  }
+
+  /** Deletes a thread's checkpoints from a model's checkpointer; nothing for a model no longer served. */
+  async deleteThread(model: string, threadId: string): Promise<void> {
+    if (!this.#entries.has(model)) return;
+    const saver = (await this.resolveGraph(model)).checkpointer as { deleteThread?: (id: string) => Promise<void> } | undefined;
+    await saver?.deleteThread?.(threadId);
+  }
+
+  /** The run coordinator that serializes a model's turns on a thread. */
+  coordinatorOf(name: string): RunCoordinator {
+    const config = this.getGraph(name);
+    if (config.runCoordinator !== undefined) return config.runCoordinator;
+    this.#localCoordinator ??= this.#runCoordinator ?? new InMemoryRunCoordinator();
+    return this.#localCoordinator;
   }
 
   /** Resolves every graph once, so configuration mistakes surface before serving. */

@@ -9,19 +9,26 @@ const REQUIRED_CHECKPOINTER_METHODS = ["getTuple", "list", "put", "putWrites", "
  * when it has none of its own, and is refused when its checkpointer lacks a method the
  * service needs.
  */
-export function prepareInterruptGraph(model: string, graph: ServableGraph, fallbackCheckpointer: unknown): void {
+export function prepareInterruptGraph(
+  model: string,
+  graph: ServableGraph,
+  fallbackCheckpointer: unknown,
+  reason: "INTERRUPTS" | "threads" = "INTERRUPTS",
+): void {
+  const has = reason === "threads" ? "threads: true" : "INTERRUPTS";
   if (typeof graph.getState !== "function") {
-    throw new GraphConfigurationError(`model '${model}' has INTERRUPTS but its graph has no getState(); serve a compiled LangGraph graph`);
+    throw new GraphConfigurationError(`model '${model}' has ${has} but its graph has no getState(); serve a compiled LangGraph graph`);
   }
   if (graph.checkpointer === undefined || graph.checkpointer === null || typeof graph.checkpointer !== "object") {
     if (fallbackCheckpointer === undefined) {
-      throw new GraphConfigurationError(`model '${model}' has INTERRUPTS but no checkpointer; compile its graph with one`);
+      throw new GraphConfigurationError(`model '${model}' has ${has} but no checkpointer; compile its graph with one`);
     }
     graph.checkpointer = fallbackCheckpointer;
   }
   const saver = graph.checkpointer as Record<string, unknown>;
   const missing = REQUIRED_CHECKPOINTER_METHODS.filter((method) => typeof saver[method] !== "function");
   if (missing.length > 0) {
-    throw new GraphConfigurationError(`the checkpointer of model '${model}' lacks ${missing.join(", ")}, which interrupt runs need`);
+    const needs = reason === "threads" ? "threads need" : "interrupt runs need";
+    throw new GraphConfigurationError(`the checkpointer of model '${model}' lacks ${missing.join(", ")}, which ${needs}`);
   }
 }

@@ -8,10 +8,10 @@ import { type RunCaller, resolveRuntimeContext } from "../settings/runtime-conte
 import { anySignal } from "../util/any-signal.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
-import { EphemeralThread } from "./ephemeral-thread.js";
 import { type InterruptRun, prepareInterruptRun, type ResumeOf } from "./interrupts/interrupt-run.js";
 import { toLangChainMessages } from "./messages/messages-in.js";
 import { buildRunConfig } from "./run-config.js";
+import { RunThread, type ThreadRequest } from "./threads/run-thread.js";
 import { UsageCollector } from "./usage.js";
 
 const DEFAULT_SCOPE = "default";
@@ -57,6 +57,8 @@ export interface RunRequestContext {
   resumeOf?: ResumeOf;
   /** Who is calling, handed to the context factory: the tenant when the server authenticates. */
   caller?: RunCaller;
+  /** The conversation the request continues, for a stateful graph; absent: a fresh thread, deleted at the end. */
+  thread?: ThreadRequest;
 }
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
@@ -77,6 +79,8 @@ export interface PreparedRun {
   log?: RunLogger;
   /** The interrupt side of the run, for `INTERRUPTS` graphs. */
   interrupt?: InterruptRun;
+  /** The thread of a graph with a checkpointer (a stateful graph's conversation, or one for this run only). */
+  thread?: RunThread;
   /** Releases the run's lease, if it holds one; safe to call more than once. */
   release: () => Promise<void>;
 }
@@ -94,19 +98,42 @@ export async function prepareRun(
   assertFormatHonoured(request, config);
   const graph = await registry.resolveGraph(request.model);
   const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request, context.caller ?? {});
-  const buildInput = async () => {
-    const messages = toLangChainMessages(request.messages);
-    return config.requestToInput !== undefined ? config.requestToInput(request, messages) : { messages };
-  };
+  const timeoutMs = context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
   const usage = new UsageCollector();
   const tracer = context.tracing === undefined ? undefined : await context.tracing.handler();
-  let interrupt: InterruptRun | undefined;
   if (context.resumeOf !== undefined && !config.features.has(GraphFeature.INTERRUPTS)) {
     throw new UnsupportedParameterError(
       `previous_response_id only answers a paused run, and model '${request.model}' has no interrupts; send the earlier items as input instead.`,
       { param: "previous_response_id" },
     );
   }
+  let thread: RunThread | undefined;
+  let messages = request.messages;
+  const checkpointed = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
+  if (checkpointed && !config.features.has(GraphFeature.INTERRUPTS)) {
+    if (context.thread !== undefined && registry.isStatefulGraph(graph)) {
+      const opened = await RunThread.open({
+        graph,
+        request: context.thread,
+        scope: await resolveScope(context.scope),
+        model: request.model,
+        messages: request.messages,
+        backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs },
+      });
+      thread = opened.thread;
+      messages = opened.messages;
+    } else {
+      // A graph compiled with a checkpointer runs on a thread; without a conversation, a fresh one.
+      thread = RunThread.ephemeral(graph);
+    }
+  }
+  const buildInput = async () => {
+    const langChainMessages = toLangChainMessages(messages);
+    return config.requestToInput !== undefined
+      ? config.requestToInput(messages === request.messages ? request : { ...request, messages }, langChainMessages)
+      : { messages: langChainMessages };
+  };
+  let interrupt: InterruptRun | undefined;
   if (config.features.has(GraphFeature.INTERRUPTS)) {
     interrupt = await prepareInterruptRun({
       model: request.model,
@@ -118,14 +145,18 @@ export async function prepareRun(
       backends: {
         coordinator: config.runCoordinator!,
         pendingRuns: registry.pendingRuns,
-        timeoutMs: context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+        timeoutMs,
       },
     });
   }
   // Interrupt runs have their input (or their resume answers) from prepareInterruptRun.
-  const input = interrupt === undefined ? await buildInput() : undefined;
-  // A graph with a checkpointer of its own runs on a thread; without interrupts, a fresh one.
-  const thread = interrupt === undefined ? EphemeralThread.for(graph) : undefined;
+  let input: unknown;
+  try {
+    input = interrupt === undefined ? await buildInput() : undefined;
+  } catch (error) {
+    await thread?.end(timeoutMs, context.log);
+    throw error;
+  }
   // An interrupt run also stops when its lease is lost.
   const runSignal =
     interrupt === undefined ? { signal: context.signal, dispose: () => {} } : anySignal([context.signal, interrupt.lease.signal]);
@@ -139,7 +170,7 @@ export async function prepareRun(
     signal: runSignal.signal,
     context: runtimeContext,
     operationId: interrupt?.runId,
-    threadId: interrupt?.key ?? thread?.id,
+    thread: interrupt === undefined ? thread?.configurable : { thread_id: interrupt.key },
     parameters: request.parameters,
   });
   const clientEvents =
@@ -157,10 +188,11 @@ export async function prepareRun(
     clientEvents,
     log: context.log,
     interrupt,
+    thread,
     release: async () => {
       runSignal.dispose();
       await interrupt?.lease.release();
-      await thread?.end(context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS, context.log);
+      await thread?.end(timeoutMs, context.log);
     },
   };
 }

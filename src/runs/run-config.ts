@@ -17,7 +17,8 @@ export interface RunConfigInput {
   operationId?: string;
   signal: AbortSignal;
   context?: unknown;
-  threadId?: string;
+  /** The checkpoint thread (and the checkpoint to continue from) of a graph with a checkpointer. */
+  thread?: { thread_id: string; checkpoint_id?: string };
   /** The client's OpenAI parameters, for `requestParameters(config)` in graph code. */
   parameters: RequestParameters;
 }
@@ -59,6 +60,6 @@ export function buildRunConfig(input: RunConfigInput): Record<string, unknown> {
   }
   if (Object.keys(metadata).length > 0) config.metadata = metadata;
   if (input.context !== undefined) config.context = input.context;
-  if (input.threadId !== undefined) config.configurable = { thread_id: input.threadId };
+  if (input.thread !== undefined) config.configurable = { ...input.thread };
   return config;
 }

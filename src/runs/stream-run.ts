@@ -135,6 +135,8 @@ function unsent(final: string, streamed: string): string {
 async function* completion(run: PreparedRun, end: StreamEnd): AsyncGenerator<RunStreamEvent> {
   const output = await finalOutput(run.model, run.config, end.state);
   assertAnswerFormat(run, output);
+  // The turn is recorded before the client hears it ended, so its next request finds it.
+  await run.thread?.settle(output);
   const reasoning = output.reasoning && unsent(output.reasoning.text, end.streamedReasoning);
   if (reasoning) yield { kind: "reasoning", text: reasoning, form: output.reasoning!.form };
   const text = unsent(output.text, end.streamedText);

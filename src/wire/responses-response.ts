@@ -95,8 +95,11 @@ export interface ResponseObject {
   tools: EchoedFunctionTool[];
   /** Null until the run has reported it (and when no model reported any). */
   usage: ResponsesUsage | null;
-  store: false;
+  /** Whether the response is stored (`store`, default true), so it can be retrieved and continued. */
+  store: boolean;
   background: false;
+  /** The conversation the response belongs to, when the request named one. */
+  conversation?: { id: string };
 }
 
 /**

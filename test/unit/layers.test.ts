@@ -22,6 +22,8 @@ const FLOORS: Record<string, number> = {
   // The OpenAI request parameters: normalised types, checks, and the helpers graph code calls.
   parameters: 2,
   settings: 2,
+  // Stored responses, conversations and chat sessions: the interface and its two implementations.
+  store: 2,
   tracing: 2,
   util: 1,
   errors: 0,

@@ -19,11 +19,17 @@ export interface PreviousResponseResume {
   answers: ResumeAnswer[];
 }
 
-/** A Responses request as the run engine takes it: the chat-completions form, plus its own fields. */
+/** A Responses request, validated: its body, its input items, and what it continues. */
 export interface ParsedResponsesRequest {
   body: CreateResponseBody;
-  request: ChatCompletionRequest;
+  /** The request's own input items (a string input is one user message). */
+  items: InputItem[];
+  /** A resume of a paused run named by `previous_response_id`; its request is ready to run. */
   resume?: PreviousResponseResume;
+  /** The stored response this one continues (not a paused run's resume). */
+  previousResponseId?: string;
+  /** The conversation this response belongs to. */
+  conversationId?: string;
 }
 
 function invalidValue(error: z.ZodError, prefix: (string | number)[] = []): InvalidRequestError {
@@ -85,17 +91,20 @@ function userContent(content: string | InputContentPart[], at: string): Extract<
  * Input items as chat messages, exactly as chat-completions history becomes graph input:
  * consecutive `function_call` items are one assistant turn (attached to the assistant message
  * right before them), each `function_call_output` a tool message. Every replayed call needs
- * exactly one output, and every output a call.
+ * exactly one output, and every output a call (on a stateful thread, the call may be in the
+ * thread). `earlier` items come before the input (a stored conversation) and are named so.
  */
-function itemsToMessages(items: InputItem[]): ChatMessage[] {
+export function itemsToMessages(items: InputItem[], options: { earlier?: number; threadHasCalls?: boolean } = {}): ChatMessage[] {
+  const earlier = options.earlier ?? 0;
   const messages: ChatMessage[] = [];
   const calls = new Map<string, number>();
   const outputs = new Set<string>();
+  const label = (index: number) => (index < earlier ? `the stored item ${index} before input` : `input.${index - earlier}`);
   items.forEach((item, index) => {
-    const at = `input.${index}`;
+    const at = label(index);
     if (item.type === "item_reference") {
       throw new UnsupportedParameterError(
-        `${at}: item references need stored responses, and this server stores none; send the items themselves (with the AI SDK, set providerOptions.openai.store to false).`,
+        `${at}: item references are not supported; send the items themselves, or continue with previous_response_id (with the AI SDK, set providerOptions.openai.store to false).`,
         { param: at },
       );
     }
@@ -111,7 +120,7 @@ function itemsToMessages(items: InputItem[]): ChatMessage[] {
       return;
     }
     if (item.type === "function_call_output") {
-      if (!calls.has(item.call_id)) {
+      if (!calls.has(item.call_id) && options.threadHasCalls !== true) {
         throw new InvalidRequestError(`${at}: no earlier function_call has the call_id '${item.call_id}'.`, { param: `${at}.call_id` });
       }
       if (outputs.has(item.call_id)) {
@@ -133,9 +142,9 @@ function itemsToMessages(items: InputItem[]): ChatMessage[] {
   for (const [callId, index] of calls) {
     if (!outputs.has(callId)) {
       throw new InvalidRequestError(
-        `input.${index}: the function call '${callId}' has no function_call_output; send one output for every call.`,
+        `${label(index)}: the function call '${callId}' has no function_call_output; send one output for every call.`,
         {
-          param: `input.${index}`,
+          param: index < earlier ? "input" : label(index),
         },
       );
     }
@@ -143,10 +152,10 @@ function itemsToMessages(items: InputItem[]): ChatMessage[] {
   return messages;
 }
 
-function parseItems(input: unknown[]): InputItem[] {
+export function parseItems(input: unknown[], at = "input"): InputItem[] {
   return input.map((raw, index) => {
     const result = inputItemSchema.safeParse(raw);
-    if (!result.success) throw invalidValue(result.error, ["input", index]);
+    if (!result.success) throw invalidValue(result.error, [at, index]);
     return result.data;
   });
 }
@@ -171,10 +180,33 @@ function previousResponseResume(runId: string, items: InputItem[]): PreviousResp
   return { runId, answers };
 }
 
+const ID = /^[A-Za-z0-9_-]{1,128}$/u;
+
+/** A stored object's id from the request: well formed and of the kind expected, or a 400 naming the param. */
+export function storedId(value: string, kind: "resp" | "conv", param: string): string {
+  const what = kind === "resp" ? "a response id (resp_…)" : "a conversation id (conv_…)";
+  if (!ID.test(value) || !value.startsWith(`${kind}_`)) {
+    throw new InvalidRequestError(`${param} must be ${what}; got ${JSON.stringify(value.slice(0, 80))}.`, { param });
+  }
+  return value;
+}
+
+/** The conversation a request names, as a string or as `{ id }`. */
+function conversationIdOf(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return storedId(value, "conv", "conversation");
+  if (typeof value === "object" && !Array.isArray(value) && typeof (value as { id?: unknown }).id === "string") {
+    const extra = Object.keys(value).find((key) => key !== "id");
+    if (extra !== undefined) throw new UnknownParameterError(`conversation.${extra}`);
+    return storedId((value as { id: string }).id, "conv", "conversation");
+  }
+  throw new InvalidRequestError("conversation must be a conversation id, or an object with its id.", { param: "conversation" });
+}
+
 /**
- * Validates a Responses body and turns it into the request the run engine takes. Stateless:
- * fields that ask for stored state or background work are refused with a sentence saying so;
- * the fields clients send by default (`store`, `include: []`, `tools: []`, `text: {}`) pass.
+ * Validates a Responses body. Fields that ask for what this server cannot do are refused with
+ * a sentence saying so; the fields clients send by default (`store`, `include: []`,
+ * `tools: []`, `text: {}`) pass.
  */
 export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -192,33 +224,35 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
       param: "background",
     });
   }
-  if (body.conversation !== undefined && body.conversation !== null) {
-    throw new UnsupportedParameterError("conversation is not supported: this server stores nothing; send the history as input items.", {
-      param: "conversation",
-    });
-  }
   if (body.include !== undefined && body.include !== null && body.include.length > 0) {
     throw new UnsupportedParameterError(`include is not supported: this server has no ${body.include[0]} to add.`, { param: "include" });
   }
-  const items = typeof body.input === "string" ? [{ role: "user" as const, content: body.input }] : parseItems(body.input);
-  let resume: PreviousResponseResume | undefined;
-  let messages: ChatMessage[];
-  if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-    const runId = runIdOfResponseId(body.previous_response_id);
-    if (runId === undefined) {
-      throw new InvalidRequestError(
-        "previous_response_id must name a paused run's response: this server stores no responses, so send the earlier items as input instead.",
-        { param: "previous_response_id" },
-      );
-    }
-    resume = previousResponseResume(runId, items);
-    messages = [];
-  } else {
-    messages = itemsToMessages(items);
-    if (messages.length === 0) throw new InvalidRequestError("input must hold at least one item.", { param: "input" });
+  const conversationId = conversationIdOf(body.conversation);
+  const previous = body.previous_response_id ?? undefined;
+  if (previous !== undefined && conversationId !== undefined) {
+    throw new InvalidRequestError("Give previous_response_id or conversation, not both: a conversation already continues itself.", {
+      param: "conversation",
+    });
   }
-  if (body.instructions) messages.unshift({ role: "system", content: body.instructions });
-  const request: ChatCompletionRequest = {
+  const items = typeof body.input === "string" ? [{ role: "user" as const, content: body.input }] : parseItems(body.input);
+  if (previous !== undefined) {
+    const runId = runIdOfResponseId(previous);
+    // A paused run's response: the input answers its calls.
+    if (runId !== undefined) return { body, items, resume: previousResponseResume(runId, items) };
+    return { body, items, previousResponseId: storedId(previous, "resp", "previous_response_id") };
+  }
+  if (items.length === 0 && conversationId === undefined)
+    throw new InvalidRequestError("input must hold at least one item.", { param: "input" });
+  return conversationId === undefined ? { body, items } : { body, items, conversationId };
+}
+
+/**
+ * The request the run engine takes: the chat-completions form of a Responses body, with the
+ * messages given (the earlier items of a stateless conversation, then the new input).
+ */
+export function engineRequest(body: CreateResponseBody, messages: ChatMessage[]): ChatCompletionRequest {
+  if (body.instructions) messages = [{ role: "system", content: body.instructions }, ...messages];
+  return {
     model: body.model,
     messages,
     metadata: body.metadata ?? {},
@@ -247,5 +281,4 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     ...(body.max_output_tokens != null ? { max_completion_tokens: body.max_output_tokens } : {}),
     parameters: responsesParameters(body),
   };
-  return resume === undefined ? { body, request } : { body, request, resume };
 }

@@ -64,6 +64,7 @@ export class ResponseRenderer {
     private readonly clientEvents: boolean,
     /** Complete responses skip building the events: only the response object is kept. */
     private readonly streaming: boolean,
+    conversationId?: string,
   ) {
     this.response = {
       id,
@@ -77,8 +78,9 @@ export class ResponseRenderer {
       incomplete_details: null,
       ...echoedSettings(body),
       usage: null,
-      store: false,
+      store: body.store !== false,
       background: false,
+      ...(conversationId === undefined ? {} : { conversation: { id: conversationId } }),
     };
   }
 

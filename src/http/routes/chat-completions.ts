@@ -9,6 +9,8 @@ import { InterruptStateConflictError, InvalidResumeError } from "../../errors/ca
 import { isChatServeError } from "../../errors/serve-error.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
+import type { ThreadRequest } from "../../runs/threads/run-thread.js";
+import type { ChatCompletionRequest } from "../../wire/request.js";
 import type { ChatCompletionChunk } from "../../wire/response.js";
 import { errorBody, toServeError } from "../error-mapper.js";
 import { observedEvents, type RunRouteOptions, runForRequest, streamErrorBody } from "../run-request.js";
@@ -30,6 +32,15 @@ function completionId(): string {
 
 async function* mapChunks(chunks: AsyncIterable<ChatCompletionChunk>, map: (chunk: ChatCompletionChunk) => ChatCompletionChunk) {
   for await (const chunk of chunks) yield map(chunk);
+}
+
+/**
+ * The session a chat request names (`metadata.session_id`; in the chat-ui profile, the UI's
+ * chat id): on a stateful graph, its thread.
+ */
+function sessionThread(body: ChatCompletionRequest): ThreadRequest | undefined {
+  const session = body.metadata.session_id;
+  return session === undefined || session === "" ? undefined : { kind: "session", session };
 }
 
 /** An answer that runs no graph (a UI task, or a resume problem said in words), complete or streamed. */
@@ -92,7 +103,7 @@ async function chatUiCompletion(request: FastifyRequest, reply: FastifyReply, op
         });
         return reply;
       },
-      parsed.resumeOf,
+      { resumeOf: parsed.resumeOf, thread: sessionThread(body) },
     );
   } catch (error) {
     const problem = readableProblem(error);
@@ -109,19 +120,26 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
     async (request, reply) => {
       if ((request.chatServeCaller?.profile ?? options.profile) === "chat-ui") return chatUiCompletion(request, reply, options);
       const body = parseChatRequest(request.body);
-      return runForRequest(request, reply, options, body, async (run) => {
-        const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
-        if (body.stream !== true) {
-          const { output, usage } = await collectRun(run);
-          return toChatCompletion(identity, output, usage);
-        }
-        const includeUsage = body.stream_options?.include_usage === true;
-        await writeSse(reply, toCompletionChunks(observedEvents(request, options, run, streamRun(run)), identity, includeUsage), {
-          keepAliveMs: options.keepAliveMs,
-          errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
-        });
-        return reply;
-      });
+      return runForRequest(
+        request,
+        reply,
+        options,
+        body,
+        async (run) => {
+          const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
+          if (body.stream !== true) {
+            const { output, usage } = await collectRun(run);
+            return toChatCompletion(identity, output, usage);
+          }
+          const includeUsage = body.stream_options?.include_usage === true;
+          await writeSse(reply, toCompletionChunks(observedEvents(request, options, run, streamRun(run)), identity, includeUsage), {
+            keepAliveMs: options.keepAliveMs,
+            errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
+          });
+          return reply;
+        },
+        { thread: sessionThread(body) },
+      );
     },
   );
 }

@@ -1,0 +1,437 @@
+import type pg from "pg";
+import {
+  type ConversationRecord,
+  type ConversationStore,
+  type ItemPage,
+  type ItemPageResult,
+  type PurgeResult,
+  type ReleasedThread,
+  type ResponseRecord,
+  type SessionTurn,
+  type StoredItem,
+  type ThreadPoint,
+  UnknownCursorError,
+} from "./conversation-store.js";
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+interface ResponseRow {
+  id: string;
+  scope: string;
+  model: string;
+  created_at: Date;
+  response: Record<string, unknown>;
+  input_items: StoredItem[];
+  previous_response_id: string | null;
+  conversation_id: string | null;
+  thread_id: string | null;
+  checkpoint_id: string | null;
+}
+
+interface ConversationRow {
+  id: string;
+  scope: string;
+  created_at: Date;
+  metadata: Record<string, string>;
+  model: string | null;
+  thread_id: string | null;
+  checkpoint_id: string | null;
+  thread_position: string;
+  next_position: string;
+}
+
+const threadOf = (row: { thread_id: string | null; checkpoint_id: string | null }): ThreadPoint | undefined =>
+  row.thread_id === null || row.checkpoint_id === null ? undefined : { threadId: row.thread_id, checkpointId: row.checkpoint_id };
+
+const toResponse = (row: ResponseRow): ResponseRecord => ({
+  id: row.id,
+  scope: row.scope,
+  model: row.model,
+  createdAt: row.created_at,
+  response: row.response,
+  inputItems: row.input_items,
+  ...(row.previous_response_id === null ? {} : { previousResponseId: row.previous_response_id }),
+  ...(row.conversation_id === null ? {} : { conversationId: row.conversation_id }),
+  ...(threadOf(row) === undefined ? {} : { thread: threadOf(row) }),
+});
+
+const toConversation = (row: ConversationRow): ConversationRecord => ({
+  id: row.id,
+  scope: row.scope,
+  createdAt: row.created_at,
+  metadata: row.metadata,
+  ...(row.model === null ? {} : { model: row.model }),
+  ...(threadOf(row) === undefined ? {} : { thread: threadOf(row) }),
+  threadPosition: Number(row.thread_position),
+});
+
+type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
+
+/**
+ * The store in Postgres, in the schema given (beside the checkpoints when it is theirs). Any
+ * process of any host reads what another wrote. The tables are made by `setup()`, once, and
+ * only ever gain columns, so a rolling upgrade can run old and new servers side by side.
+ */
+export class PostgresConversationStore implements ConversationStore {
+  readonly durable = true;
+  readonly #pool: pg.Pool;
+  readonly #schema: string;
+  readonly #responses: string;
+  readonly #conversations: string;
+  readonly #items: string;
+  readonly #turns: string;
+
+  constructor(pool: pg.Pool, schema = "public") {
+    this.#pool = pool;
+    this.#schema = quoteIdentifier(schema);
+    this.#responses = `${this.#schema}.chat_serve_responses`;
+    this.#conversations = `${this.#schema}.chat_serve_conversations`;
+    this.#items = `${this.#schema}.chat_serve_conversation_items`;
+    this.#turns = `${this.#schema}.chat_serve_session_turns`;
+  }
+
+  async setup(): Promise<void> {
+    const statements = [
+      `CREATE SCHEMA IF NOT EXISTS ${this.#schema}`,
+      `CREATE TABLE IF NOT EXISTS ${this.#responses} (
+        id text PRIMARY KEY,
+        scope text NOT NULL,
+        model text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        response jsonb NOT NULL,
+        input_items jsonb NOT NULL,
+        previous_response_id text,
+        conversation_id text,
+        thread_id text,
+        checkpoint_id text
+      )`,
+      `CREATE INDEX IF NOT EXISTS chat_serve_responses_created ON ${this.#responses} (created_at)`,
+      `CREATE INDEX IF NOT EXISTS chat_serve_responses_thread ON ${this.#responses} (thread_id)`,
+      `CREATE TABLE IF NOT EXISTS ${this.#conversations} (
+        id text PRIMARY KEY,
+        scope text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        used_at timestamptz NOT NULL DEFAULT now(),
+        metadata jsonb NOT NULL,
+        model text,
+        thread_id text,
+        checkpoint_id text,
+        thread_position bigint NOT NULL DEFAULT 0,
+        next_position bigint NOT NULL DEFAULT 1
+      )`,
+      `CREATE INDEX IF NOT EXISTS chat_serve_conversations_used ON ${this.#conversations} (used_at)`,
+      `CREATE INDEX IF NOT EXISTS chat_serve_conversations_thread ON ${this.#conversations} (thread_id)`,
+      `CREATE TABLE IF NOT EXISTS ${this.#items} (
+        conversation_id text NOT NULL REFERENCES ${this.#conversations} (id) ON DELETE CASCADE,
+        position bigint NOT NULL,
+        id text NOT NULL,
+        item jsonb NOT NULL,
+        PRIMARY KEY (conversation_id, position)
+      )`,
+      `CREATE INDEX IF NOT EXISTS chat_serve_conversation_items_id ON ${this.#items} (conversation_id, id)`,
+      `CREATE TABLE IF NOT EXISTS ${this.#turns} (
+        session_key text NOT NULL,
+        hash text NOT NULL,
+        scope text NOT NULL,
+        model text NOT NULL,
+        length integer NOT NULL,
+        thread_id text NOT NULL,
+        checkpoint_id text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_key, hash)
+      )`,
+      `CREATE INDEX IF NOT EXISTS chat_serve_session_turns_created ON ${this.#turns} (created_at)`,
+      `CREATE INDEX IF NOT EXISTS chat_serve_session_turns_thread ON ${this.#turns} (thread_id)`,
+    ];
+    for (const statement of statements) await this.#pool.query(statement);
+  }
+
+  async check(): Promise<void> {
+    await this.#pool.query("SELECT 1");
+  }
+
+  async close(): Promise<void> {}
+
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Of the threads given, those no response, conversation or session turn refers to any more. */
+  async #released(db: Queryable, threads: ReleasedThread[]): Promise<ReleasedThread[]> {
+    if (threads.length === 0) return [];
+    const unique = [...new Map(threads.map((thread) => [thread.threadId, thread])).values()];
+    const { rows } = await db.query<{ thread_id: string }>(
+      `SELECT t.thread_id FROM unnest($1::text[]) AS t(thread_id)
+       WHERE NOT EXISTS (SELECT 1 FROM ${this.#responses} r WHERE r.thread_id = t.thread_id)
+         AND NOT EXISTS (SELECT 1 FROM ${this.#conversations} c WHERE c.thread_id = t.thread_id)
+         AND NOT EXISTS (SELECT 1 FROM ${this.#turns} s WHERE s.thread_id = t.thread_id)`,
+      [unique.map((thread) => thread.threadId)],
+    );
+    const free = new Set(rows.map((row) => row.thread_id));
+    return unique.filter((thread) => free.has(thread.threadId));
+  }
+
+  async #append(db: Queryable, conversationId: string, items: StoredItem[]): Promise<number> {
+    const { rows } = await db.query<{ next_position: string }>(
+      `UPDATE ${this.#conversations} SET next_position = next_position + $2, used_at = now() WHERE id = $1 RETURNING next_position`,
+      [conversationId, items.length],
+    );
+    const next = Number(rows[0]!.next_position);
+    if (items.length > 0) {
+      const first = next - items.length;
+      await db.query(
+        `INSERT INTO ${this.#items} (conversation_id, position, id, item)
+         SELECT $1, $2::bigint + ordinality - 1, item->>'id', item FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(item, ordinality)`,
+        [conversationId, first, JSON.stringify(items)],
+      );
+    }
+    return next;
+  }
+
+  async saveResponse(
+    record: ResponseRecord,
+    conversation?: { id: string; items: StoredItem[]; model: string; thread?: ThreadPoint; syncThread: boolean },
+  ): Promise<boolean> {
+    return this.#transaction(async (client) => {
+      if (conversation !== undefined) {
+        const { rowCount } = await client.query(`SELECT 1 FROM ${this.#conversations} WHERE id = $1 AND scope = $2 FOR UPDATE`, [
+          conversation.id,
+          record.scope,
+        ]);
+        if (rowCount === 0) return false;
+        const next = await this.#append(client, conversation.id, conversation.items);
+        await client.query(
+          `UPDATE ${this.#conversations} SET model = $2,
+             thread_id = COALESCE($3, thread_id), checkpoint_id = COALESCE($4, checkpoint_id),
+             thread_position = CASE WHEN $5 THEN $6 ELSE thread_position END
+           WHERE id = $1`,
+          [
+            conversation.id,
+            conversation.model,
+            conversation.thread?.threadId ?? null,
+            conversation.thread?.checkpointId ?? null,
+            conversation.syncThread,
+            next,
+          ],
+        );
+      }
+      await client.query(
+        `INSERT INTO ${this.#responses}
+           (id, scope, model, created_at, response, input_items, previous_response_id, conversation_id, thread_id, checkpoint_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          record.id,
+          record.scope,
+          record.model,
+          record.createdAt,
+          JSON.stringify(record.response),
+          JSON.stringify(record.inputItems),
+          record.previousResponseId ?? null,
+          record.conversationId ?? null,
+          record.thread?.threadId ?? null,
+          record.thread?.checkpointId ?? null,
+        ],
+      );
+      return true;
+    });
+  }
+
+  async getResponse(scope: string, id: string): Promise<ResponseRecord | undefined> {
+    const { rows } = await this.#pool.query<ResponseRow>(`SELECT * FROM ${this.#responses} WHERE id = $1 AND scope = $2`, [id, scope]);
+    return rows[0] === undefined ? undefined : toResponse(rows[0]);
+  }
+
+  async deleteResponse(scope: string, id: string): Promise<{ released: ReleasedThread[] } | undefined> {
+    const { rows } = await this.#pool.query<{ model: string; thread_id: string | null }>(
+      `DELETE FROM ${this.#responses} WHERE id = $1 AND scope = $2 RETURNING model, thread_id`,
+      [id, scope],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    return { released: row.thread_id === null ? [] : await this.#released(this.#pool, [{ threadId: row.thread_id, model: row.model }]) };
+  }
+
+  async createConversation(record: ConversationRecord, items: StoredItem[]): Promise<void> {
+    await this.#transaction(async (client) => {
+      await client.query(
+        `INSERT INTO ${this.#conversations} (id, scope, created_at, used_at, metadata, model) VALUES ($1, $2, $3, $3, $4, $5)`,
+        [record.id, record.scope, record.createdAt, JSON.stringify(record.metadata), record.model ?? null],
+      );
+      await this.#append(client, record.id, items);
+    });
+  }
+
+  async getConversation(scope: string, id: string): Promise<ConversationRecord | undefined> {
+    const { rows } = await this.#pool.query<ConversationRow>(`SELECT * FROM ${this.#conversations} WHERE id = $1 AND scope = $2`, [
+      id,
+      scope,
+    ]);
+    return rows[0] === undefined ? undefined : toConversation(rows[0]);
+  }
+
+  async updateConversation(scope: string, id: string, metadata: Record<string, string>): Promise<ConversationRecord | undefined> {
+    const { rows } = await this.#pool.query<ConversationRow>(
+      `UPDATE ${this.#conversations} SET metadata = $3, used_at = now() WHERE id = $1 AND scope = $2 RETURNING *`,
+      [id, scope, JSON.stringify(metadata)],
+    );
+    return rows[0] === undefined ? undefined : toConversation(rows[0]);
+  }
+
+  async deleteConversation(scope: string, id: string): Promise<{ released: ReleasedThread[] } | undefined> {
+    const { rows } = await this.#pool.query<{ model: string | null; thread_id: string | null }>(
+      `DELETE FROM ${this.#conversations} WHERE id = $1 AND scope = $2 RETURNING model, thread_id`,
+      [id, scope],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const thread = row.thread_id === null || row.model === null ? [] : [{ threadId: row.thread_id, model: row.model }];
+    return { released: await this.#released(this.#pool, thread) };
+  }
+
+  async addItems(scope: string, conversationId: string, items: StoredItem[]): Promise<boolean> {
+    return this.#transaction(async (client) => {
+      const { rowCount } = await client.query(`SELECT 1 FROM ${this.#conversations} WHERE id = $1 AND scope = $2 FOR UPDATE`, [
+        conversationId,
+        scope,
+      ]);
+      if (rowCount === 0) return false;
+      await this.#append(client, conversationId, items);
+      return true;
+    });
+  }
+
+  async #owns(scope: string, conversationId: string): Promise<boolean> {
+    const { rowCount } = await this.#pool.query(`SELECT 1 FROM ${this.#conversations} WHERE id = $1 AND scope = $2`, [
+      conversationId,
+      scope,
+    ]);
+    return rowCount !== 0;
+  }
+
+  async listItems(scope: string, conversationId: string, page: ItemPage): Promise<ItemPageResult | undefined> {
+    if (!(await this.#owns(scope, conversationId))) return undefined;
+    let cursor: string | null = null;
+    if (page.after !== undefined) {
+      const { rows } = await this.#pool.query<{ position: string }>(
+        `SELECT position FROM ${this.#items} WHERE conversation_id = $1 AND id = $2`,
+        [conversationId, page.after],
+      );
+      if (rows[0] === undefined) throw new UnknownCursorError(page.after);
+      cursor = rows[0].position;
+    }
+    const direction = page.order === "asc" ? "ASC" : "DESC";
+    const comparison = page.order === "asc" ? ">" : "<";
+    const { rows } = await this.#pool.query<{ item: StoredItem }>(
+      `SELECT item FROM ${this.#items} WHERE conversation_id = $1 AND ($2::bigint IS NULL OR position ${comparison} $2::bigint)
+       ORDER BY position ${direction} LIMIT $3`,
+      [conversationId, cursor, page.limit + 1],
+    );
+    return { items: rows.slice(0, page.limit).map((row) => row.item), hasMore: rows.length > page.limit };
+  }
+
+  async itemsSince(
+    scope: string,
+    conversationId: string,
+    fromPosition: number,
+  ): Promise<{ items: StoredItem[]; position: number } | undefined> {
+    const { rows: owner } = await this.#pool.query<{ next_position: string }>(
+      `SELECT next_position FROM ${this.#conversations} WHERE id = $1 AND scope = $2`,
+      [conversationId, scope],
+    );
+    if (owner[0] === undefined) return undefined;
+    const { rows } = await this.#pool.query<{ item: StoredItem }>(
+      `SELECT item FROM ${this.#items} WHERE conversation_id = $1 AND position >= $2 ORDER BY position`,
+      [conversationId, fromPosition],
+    );
+    return { items: rows.map((row) => row.item), position: Number(owner[0].next_position) };
+  }
+
+  async getItem(scope: string, conversationId: string, itemId: string): Promise<StoredItem | undefined> {
+    const { rows } = await this.#pool.query<{ item: StoredItem }>(
+      `SELECT i.item FROM ${this.#items} i JOIN ${this.#conversations} c ON c.id = i.conversation_id
+       WHERE i.conversation_id = $1 AND c.scope = $2 AND i.id = $3`,
+      [conversationId, scope, itemId],
+    );
+    return rows[0]?.item;
+  }
+
+  async deleteItem(scope: string, conversationId: string, itemId: string): Promise<boolean> {
+    const { rowCount } = await this.#pool.query(
+      `DELETE FROM ${this.#items} i USING ${this.#conversations} c
+       WHERE c.id = i.conversation_id AND i.conversation_id = $1 AND c.scope = $2 AND i.id = $3`,
+      [conversationId, scope, itemId],
+    );
+    return rowCount !== 0;
+  }
+
+  async sessionTurns(sessionKey: string): Promise<SessionTurn[]> {
+    const { rows } = await this.#pool.query<{ length: number; hash: string; thread_id: string; checkpoint_id: string }>(
+      `SELECT length, hash, thread_id, checkpoint_id FROM ${this.#turns} WHERE session_key = $1 ORDER BY length DESC, created_at DESC`,
+      [sessionKey],
+    );
+    return rows.map((row) => ({
+      length: row.length,
+      hash: row.hash,
+      thread: { threadId: row.thread_id, checkpointId: row.checkpoint_id },
+    }));
+  }
+
+  async addSessionTurn(sessionKey: string, owner: { scope: string; model: string }, turn: SessionTurn): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO ${this.#turns} (session_key, hash, scope, model, length, thread_id, checkpoint_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (session_key, hash) DO UPDATE SET thread_id = EXCLUDED.thread_id, checkpoint_id = EXCLUDED.checkpoint_id, created_at = now()`,
+      [sessionKey, turn.hash, owner.scope, owner.model, turn.length, turn.thread.threadId, turn.thread.checkpointId],
+    );
+    // The whole session stays as long as it is used.
+    await this.#pool.query(`UPDATE ${this.#turns} SET created_at = now() WHERE session_key = $1`, [sessionKey]);
+  }
+
+  async purgeOlderThan(cutoff: Date, options: { dryRun?: boolean } = {}): Promise<PurgeResult> {
+    if (options.dryRun === true) {
+      const { rows } = await this.#pool.query<{ responses: string; conversations: string; sessions: string }>(
+        `SELECT (SELECT count(*) FROM ${this.#responses} WHERE created_at < $1) AS responses,
+                (SELECT count(*) FROM ${this.#conversations} WHERE used_at < $1) AS conversations,
+                (SELECT count(DISTINCT session_key) FROM ${this.#turns} WHERE created_at < $1) AS sessions`,
+        [cutoff],
+      );
+      const row = rows[0]!;
+      return { responses: Number(row.responses), conversations: Number(row.conversations), sessions: Number(row.sessions), threads: [] };
+    }
+    return this.#transaction(async (client) => {
+      const responses = await client.query<{ model: string; thread_id: string | null }>(
+        `DELETE FROM ${this.#responses} WHERE created_at < $1 RETURNING model, thread_id`,
+        [cutoff],
+      );
+      const conversations = await client.query<{ model: string | null; thread_id: string | null }>(
+        `DELETE FROM ${this.#conversations} WHERE used_at < $1 RETURNING model, thread_id`,
+        [cutoff],
+      );
+      const turns = await client.query<{ session_key: string; model: string; thread_id: string }>(
+        `DELETE FROM ${this.#turns} WHERE created_at < $1 RETURNING session_key, model, thread_id`,
+        [cutoff],
+      );
+      const candidates: ReleasedThread[] = [...responses.rows, ...conversations.rows, ...turns.rows].flatMap((row) =>
+        row.thread_id === null || row.model === null ? [] : [{ threadId: row.thread_id, model: row.model }],
+      );
+      return {
+        responses: responses.rowCount ?? 0,
+        conversations: conversations.rowCount ?? 0,
+        sessions: new Set(turns.rows.map((row) => row.session_key)).size,
+        threads: await this.#released(client, candidates),
+      };
+    });
+  }
+}

@@ -1,0 +1,190 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import OpenAI from "openai";
+import { z } from "zod";
+import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
+import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+// The LangGraph tutorial shapes, unchanged: a graph compiled with a checkpointer keeps the
+// conversation on a thread, and each turn gives it only what is new. The scripted model says
+// every user message its state holds, so a test sees exactly what the thread remembers: a
+// message sent twice (a server that replayed the history into the thread) shows twice.
+
+const said = (messages: BaseMessage[]) =>
+  messages
+    .filter((message) => message.type === "human")
+    .map((message) => message.text)
+    .join(" | ");
+
+const tutorialSaver = new MemorySaver();
+
+function tutorialGraph() {
+  const model = new ScriptedChatModel({ respond: (messages) => `I remember: ${said(messages)}` });
+  return new StateGraph(MessagesAnnotation)
+    .addNode("chatbot", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
+    .addEdge(START, "chatbot")
+    .addEdge("chatbot", END)
+    .compile({ checkpointer: tutorialSaver });
+}
+
+function reactAgent() {
+  const getTime = tool(async () => "12:00", { name: "get_time", description: "The time now", schema: z.object({}) });
+  const model = new ScriptedChatModel({
+    respond: (messages) => {
+      const last = messages.at(-1);
+      if (last?.type === "human" && last.text.includes("time")) return { text: "", toolCalls: [{ name: "get_time", args: {} }] };
+      return `${last?.type === "tool" ? `It is ${last.text}. ` : ""}I remember: ${said(messages)}`;
+    },
+  });
+  return createReactAgent({ llm: model, tools: [getTime], checkpointSaver: new MemorySaver() });
+}
+
+/** A graph without a checkpointer of its own, made stateful by `threads: true`. */
+function plainGraph() {
+  const model = new ScriptedChatModel({ respond: (messages) => `I remember: ${said(messages)}` });
+  return new StateGraph(MessagesAnnotation)
+    .addNode("chatbot", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
+    .addEdge(START, "chatbot")
+    .addEdge("chatbot", END)
+    .compile();
+}
+
+let server: TestServer;
+let client: OpenAI;
+before(async () => {
+  server = await startTestServer({
+    tutorial: { graph: tutorialGraph(), description: "A tutorial chatbot", streamableNodeNames: ["chatbot"] },
+    agent: { graph: reactAgent(), description: "A prebuilt ReAct agent", streamableNodeNames: ["agent"] },
+    threaded: { graph: plainGraph(), description: "threads: true", streamableNodeNames: ["chatbot"], threads: true },
+  });
+  client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
+});
+after(() => server.close());
+
+type Chat = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+/** One chat turn: the whole history plus the new message, as chat clients send it. */
+async function chatTurn(model: string, session: string, history: Chat[], content: string, stream = false): Promise<Chat[]> {
+  const messages: Chat[] = [...history, { role: "user", content }];
+  let answer: string;
+  if (stream) {
+    const chunks = await client.chat.completions.create({ model, messages, metadata: { session_id: session }, stream: true });
+    answer = "";
+    for await (const chunk of chunks) answer += chunk.choices[0]?.delta.content ?? "";
+  } else {
+    const completion = await client.chat.completions.create({ model, messages, metadata: { session_id: session } });
+    assertMatchesOpenAI("CreateChatCompletionResponse", completion);
+    answer = completion.choices[0]!.message.content ?? "";
+  }
+  return [...messages, { role: "assistant", content: answer }];
+}
+
+const lastText = (history: Chat[]) => String(history.at(-1)!.content);
+
+for (const model of ["tutorial", "agent", "threaded"]) {
+  describe(`${model}: a three-turn conversation`, () => {
+    test("Responses: previous_response_id continues the thread; the client sends only the new turn", async () => {
+      const first = await client.responses.create({ model, input: "my name is Ada" });
+      assertMatchesResponses("Response", first);
+      assert.equal(first.output_text, "I remember: my name is Ada");
+      const second = await client.responses.create({ model, previous_response_id: first.id, input: "I like tea" });
+      const third = await client.responses.stream({ model, previous_response_id: second.id, input: "what is my name?" }).finalResponse();
+      assert.equal(third.output_text, "I remember: my name is Ada | I like tea | what is my name?");
+      assert.equal(third.previous_response_id, second.id);
+    });
+
+    test("Responses: a conversation is the thread", async () => {
+      const conversation = await client.conversations.create({});
+      for (const input of ["one", "two"]) await client.responses.create({ model, conversation: conversation.id, input });
+      const third = await client.responses.create({ model, conversation: conversation.id, input: "three" });
+      assert.equal(third.output_text, "I remember: one | two | three");
+      assert.deepEqual(third.conversation, { id: conversation.id });
+      const items = await client.conversations.items.list(conversation.id, { order: "asc" });
+      const texts = items.data.map((item) =>
+        item.type === "message" ? item.content.map((part) => ("text" in part ? part.text : "")).join("") : item.type,
+      );
+      assert.deepEqual(
+        texts.filter((text) => !text.startsWith("I remember") && text !== "function_call" && text !== "function_call_output"),
+        ["one", "two", "three"],
+      );
+    });
+
+    test("chat completions: metadata.session_id names the thread; the whole history is sent, only the new turn reaches the graph", async () => {
+      const session = `s-${model}-${Math.random()}`;
+      let history = await chatTurn(model, session, [], "my name is Ada");
+      history = await chatTurn(model, session, history, "I like tea", true);
+      history = await chatTurn(model, session, history, "what is my name?");
+      assert.equal(lastText(history), "I remember: my name is Ada | I like tea | what is my name?");
+    });
+  });
+}
+
+describe("regenerate and edit fork the thread", () => {
+  test("chat: a regenerated answer and an edited message branch; the abandoned branch never comes back", async () => {
+    const session = `fork-${Math.random()}`;
+    let history = await chatTurn("tutorial", session, [], "a");
+    history = await chatTurn("tutorial", session, history, "b");
+    // Regenerate: the same history without the last answer.
+    const regenerated = await chatTurn("tutorial", session, history.slice(0, -2), "b");
+    assert.equal(lastText(regenerated), "I remember: a | b", "the regenerate runs from before 'b' was answered");
+    // Edit: the second message changed.
+    const edited = await chatTurn("tutorial", session, history.slice(0, 2), "B!");
+    assert.equal(lastText(edited), "I remember: a | B!");
+    const next = await chatTurn("tutorial", session, edited, "c");
+    assert.equal(lastText(next), "I remember: a | B! | c", "the abandoned 'b' never reaches a later turn");
+    // Editing the very first message starts over.
+    const restarted = await chatTurn("tutorial", session, [], "z");
+    assert.equal(lastText(restarted), "I remember: z");
+  });
+
+  test("Responses: continuing an older response branches there", async () => {
+    const first = await client.responses.create({ model: "tutorial", input: "a" });
+    await client.responses.create({ model: "tutorial", previous_response_id: first.id, input: "b" });
+    const branch = await client.responses.create({ model: "tutorial", previous_response_id: first.id, input: "B!" });
+    assert.equal(branch.output_text, "I remember: a | B!");
+    const next = await client.responses.create({ model: "tutorial", previous_response_id: branch.id, input: "c" });
+    assert.equal(next.output_text, "I remember: a | B! | c");
+  });
+});
+
+describe("a thread runs one turn at a time", () => {
+  test("a second turn on a busy thread is 409 run_busy", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = new StateGraph(MessagesAnnotation)
+      .addNode("chatbot", async () => {
+        await gate;
+        return { messages: [{ role: "assistant", content: "done" }] };
+      })
+      .addEdge(START, "chatbot")
+      .addEdge("chatbot", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const busy = await startTestServer({ slow: { graph: slow, description: "slow" } });
+    try {
+      const slowClient = new OpenAI({ baseURL: busy.baseURL, apiKey: "x", maxRetries: 0 });
+      const running = slowClient.chat.completions.create({
+        model: "slow",
+        messages: [{ role: "user", content: "hi" }],
+        metadata: { session_id: "s" },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await assert.rejects(
+        slowClient.chat.completions.create({ model: "slow", messages: [{ role: "user", content: "hi" }], metadata: { session_id: "s" } }),
+        (error: InstanceType<typeof OpenAI.APIError>) => error.status === 409 && error.code === "run_busy",
+      );
+      release();
+      const done = await running;
+      assert.equal(done.choices[0]!.message.content, "done");
+    } finally {
+      release();
+      await busy.close();
+    }
+  });
+});

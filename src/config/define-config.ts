@@ -64,6 +64,22 @@ const coordinatorSchema = z.discriminatedUnion(
 /** `90m`, `12h`, `7d` (also `s` and `ms`). */
 const durationSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/u, "must be a duration like 90m, 12h or 7d");
 
+const retention = { expireAfter: durationSchema.default("30d"), sweepEvery: durationSchema.default("10m") };
+const storeSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.strictObject({
+      kind: z.literal("memory"),
+      ...retention,
+      maxResponses: z.int().min(1).optional(),
+      maxConversations: z.int().min(1).optional(),
+      maxSessions: z.int().min(1).optional(),
+    }),
+    z.strictObject({ kind: z.literal("postgres"), url: postgresUrl, schema: z.string().min(1).default("public"), ...retention }),
+  ],
+  { error: 'kind must be "memory" or "postgres"' },
+);
+
 const limitSchema = z.strictObject({
   requestsPerMinute: z.int().min(1).optional(),
   concurrentRuns: z.int().min(1).optional(),
@@ -125,12 +141,29 @@ export const configSchema = z.strictObject({
     .optional(),
   backendTimeoutMs: z.int().min(100).max(600_000).default(DEFAULT_BACKEND_TIMEOUT_MS),
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
+  store: storeSchema.optional(),
   coordinator: coordinatorSchema.default({ kind: "memory" }),
   checkpointScope: valueOrReference("a function").optional(),
   graphs: z.record(z.string(), graphEntrySchema).refine((graphs) => Object.keys(graphs).length > 0, "must register at least one graph"),
 });
 
 export type ParsedConfig = z.output<typeof configSchema>;
+
+/** The store a config describes, with its defaults. */
+export type StoreConfig = NonNullable<ParsedConfig["store"]>;
+
+/**
+ * The store a config uses: the one it names, or else beside the checkpoints (the same
+ * Postgres database and schema), or else in memory.
+ */
+export function storeConfigOf(config: Pick<ParsedConfig, "checkpointer" | "store">): StoreConfig {
+  if (config.store !== undefined) return config.store;
+  const retention = { expireAfter: "30d", sweepEvery: "10m" };
+  const { checkpointer } = config;
+  return checkpointer.kind === "postgres"
+    ? { kind: "postgres", url: checkpointer.url, schema: checkpointer.schema, ...retention }
+    : { kind: "memory", ...retention };
+}
 
 type Referable<T> = T | ModuleReference;
 
@@ -207,6 +240,15 @@ export interface ChatServeConfig {
    * check). Past it the request gets 503 `backend_unavailable`. Default 2 s.
    */
   backendTimeoutMs?: number;
+  /**
+   * Where stored responses, conversations and the turns of chat sessions are kept, and how
+   * long (`expireAfter`, default 30 days since last use, checked every `sweepEvery`, default
+   * 10 minutes). Default: beside a Postgres checkpointer when there is one, else memory: bounded (`maxResponses` 10,000, `maxConversations` and
+   * `maxSessions` 1,000), gone at restart. Postgres: shared by every process and host.
+   */
+  store?:
+    | { kind: "memory"; expireAfter?: string; sweepEvery?: string; maxResponses?: number; maxConversations?: number; maxSessions?: number }
+    | { kind: "postgres"; url: string; schema?: string; expireAfter?: string; sweepEvery?: string };
   /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
   checkpointer?: { kind: "memory" } | { kind: "postgres"; url: string; schema?: string };
   /** The run coordinator of interrupt graphs. Default memory (one process only). */

@@ -26,7 +26,7 @@ export type CheckpointScope = (request: FastifyRequest) => string | Promise<stri
  * authenticated tenant, else `"default"`. Interrupt runs, threads and stored objects all live
  * in it, so one tenant never reaches another's.
  */
-export function scopeResolver(request: FastifyRequest, checkpointScope: CheckpointScope | undefined): (() => Promise<string>) | undefined {
+function scopeResolver(request: FastifyRequest, checkpointScope: CheckpointScope | undefined): (() => Promise<string>) | undefined {
   const caller = request.chatServeCaller;
   // The tenant is the default scope: one tenant never sees another's runs.
   const scope = checkpointScope ?? (caller === undefined ? undefined : () => caller.tenant);

@@ -1,9 +1,11 @@
 import { MemorySaver } from "@langchain/langgraph";
 import type { Redis } from "ioredis";
-import type { ParsedConfig } from "../config/define-config.js";
+import { type ParsedConfig, storeConfigOf } from "../config/define-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
+import type { ConversationStore } from "../store/conversation-store.js";
+import { MemoryConversationStore } from "../store/memory-conversation-store.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 
 // Serializes schema setup of several processes starting at once against one database.
@@ -14,6 +16,8 @@ export interface Backends {
   checkpointer: unknown;
   runCoordinator: RunCoordinator;
   pendingRuns: PendingRunIndex;
+  /** Stored responses, conversations and chat sessions. */
+  store: ConversationStore;
   /** True when state outlives the process and is shared (Postgres checkpointer). */
   durable: boolean;
   /** True when leases are shared between processes (Redis or Postgres coordinator). */
@@ -32,7 +36,7 @@ export interface BackendOptions {
   /** Deadline of every backend call (default 2 s). */
   timeoutMs?: number;
   /** Told about connection errors, which never crash the process. */
-  onConnectionError?: (backend: "checkpointer" | "coordinator", error: Error) => void;
+  onConnectionError?: (backend: "checkpointer" | "coordinator" | "store", error: Error) => void;
 }
 
 // Setup creates tables and may wait on another process's setup lock: more than one call's worth.
@@ -40,7 +44,7 @@ const SETUP_TIMEOUT_MS = 30_000;
 
 /** Builds the configured checkpointer, coordinator and pending-run index. */
 export async function backendsFromConfig(
-  config: Pick<ParsedConfig, "checkpointer" | "coordinator">,
+  config: Pick<ParsedConfig, "checkpointer" | "coordinator" | "store">,
   options: BackendOptions = {},
 ): Promise<Backends> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
@@ -50,6 +54,7 @@ export async function backendsFromConfig(
   let pendingRuns: PendingRunIndex;
   let setup = async () => {};
   let checkpointerCheck: (() => Promise<void>) | undefined;
+  let checkpointerPool: { url: string; pool: import("pg").Pool } | undefined;
   // Each backend's modules (pg, ioredis, the Postgres checkpointer) load only when the config names it.
   if (config.checkpointer.kind === "postgres") {
     const [{ createPostgresPool }, { DeadlinePostgresSaver }, { PostgresPendingRunIndex }] = await Promise.all([
@@ -59,6 +64,7 @@ export async function backendsFromConfig(
     ]);
     const { url, schema } = config.checkpointer;
     const pool = createPostgresPool({ url, max: 10, timeoutMs, onConnectionError: (error) => report("checkpointer", error) });
+    checkpointerPool = { url, pool };
     const saver = new DeadlinePostgresSaver(pool, { schema, timeoutMs });
     const index = new PostgresPendingRunIndex(pool, schema);
     checkpointer = saver;
@@ -88,6 +94,47 @@ export async function backendsFromConfig(
   } else {
     checkpointer = new MemorySaver();
     pendingRuns = new MemoryPendingRunIndex();
+  }
+
+  // The store shares the checkpointer's pool when both name the same database.
+  let store: ConversationStore;
+  const storeConfig = storeConfigOf(config);
+  if (storeConfig.kind === "postgres") {
+    const [{ createPostgresPool }, { PostgresConversationStore }] = await Promise.all([
+      import("../coordination/postgres-pool.js"),
+      import("../store/postgres-conversation-store.js"),
+    ]);
+    let pool = checkpointerPool?.url === storeConfig.url ? checkpointerPool.pool : undefined;
+    if (pool === undefined) {
+      const own = createPostgresPool({ url: storeConfig.url, max: 10, timeoutMs, onConnectionError: (error) => report("store", error) });
+      closers.push(() => own.end());
+      pool = own;
+    }
+    store = new PostgresConversationStore(pool, storeConfig.schema);
+    const checkpointerSetup = setup;
+    const { url, schema } = storeConfig;
+    setup = async () => {
+      await checkpointerSetup();
+      const setupPool = createPostgresPool({ url, max: 2, timeoutMs: SETUP_TIMEOUT_MS });
+      try {
+        const client = await setupPool.connect();
+        try {
+          await client.query("SELECT pg_advisory_lock($1::bigint)", [SETUP_LOCK_ID]);
+          await new PostgresConversationStore(setupPool, schema).setup();
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1::bigint)", [SETUP_LOCK_ID]).catch(() => {});
+          client.release();
+        }
+      } finally {
+        await setupPool.end();
+      }
+    };
+  } else {
+    store = new MemoryConversationStore({
+      ...(storeConfig.maxResponses === undefined ? {} : { maxResponses: storeConfig.maxResponses }),
+      ...(storeConfig.maxConversations === undefined ? {} : { maxConversations: storeConfig.maxConversations }),
+      ...(storeConfig.maxSessions === undefined ? {} : { maxSessions: storeConfig.maxSessions }),
+    });
   }
 
   let runCoordinator: RunCoordinator;
@@ -130,6 +177,7 @@ export async function backendsFromConfig(
     checkpointer,
     runCoordinator,
     pendingRuns,
+    store,
     durable: config.checkpointer.kind !== "memory",
     distributed: coordinator.kind !== "memory",
     checkpointerCheck,

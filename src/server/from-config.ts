@@ -198,7 +198,12 @@ export async function registryFromConfig(loaded: LoadedConfig, backends?: Backen
       inputs,
       backends === undefined
         ? { runCoordinator: new InMemoryRunCoordinator() }
-        : { checkpointer: backends.checkpointer, runCoordinator: backends.runCoordinator, pendingRuns: backends.pendingRuns },
+        : {
+            checkpointer: backends.checkpointer,
+            runCoordinator: backends.runCoordinator,
+            pendingRuns: backends.pendingRuns,
+            store: backends.store,
+          },
     );
     await registry.validateAll();
     return registry;

@@ -2,6 +2,7 @@ import cluster from "node:cluster";
 import { createRequire } from "node:module";
 import { networkInterfaces } from "node:os";
 import chalk from "chalk";
+import { storeConfigOf } from "../../config/define-config.js";
 import { loadConfig } from "../../config/load-config.js";
 import { UserError } from "../../errors/catalogue.js";
 import { firstLine } from "../../errors/first-line.js";
@@ -9,6 +10,7 @@ import { ChatServe } from "../../http/chat-serve.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
+import { StoreSweeper } from "../../server/store-sweeper.js";
 import { parseDuration } from "../../util/duration.js";
 import { workerDrained } from "../cluster-drain.js";
 import { serveMetricsPort } from "../metrics-port.js";
@@ -80,6 +82,8 @@ function banner(options: {
   metrics: string | undefined;
   chatUiPrefix: string | undefined;
   firstModel: string | undefined;
+  /** Where stored responses live: `memory` (gone at restart) or `postgres`. */
+  store: { kind: string; expireAfter: string };
 }): string {
   const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
@@ -89,6 +93,12 @@ function banner(options: {
   if (options.chatUiPrefix !== undefined)
     rows.push(["chat UIs", `${options.address}${options.chatUiPrefix}  (the chat-ui profile, for Open WebUI and the like)`]);
   if (options.metrics !== undefined) rows.push(["metrics", options.metrics]);
+  rows.push([
+    "stored",
+    options.store.kind === "memory"
+      ? `responses and conversations in memory: lost at restart (store.kind "postgres" keeps them; kept ${options.store.expireAfter} at most)`
+      : `responses and conversations in Postgres, kept ${options.store.expireAfter} after their last use`,
+  ]);
   if (options.host === "0.0.0.0" || options.host === "::") {
     const port = new URL(options.address).port;
     const external = Object.values(networkInterfaces())
@@ -156,10 +166,10 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const metricsSettings = loaded.config.metrics?.enabled === true ? loaded.config.metrics : undefined;
 
   if (!isWorker) {
-    if (workers > 1 && (!backends.durable || !backends.distributed)) {
+    if (workers > 1 && (!backends.durable || !backends.distributed || !backends.store.durable)) {
       await backends.close();
       throw new UserError(
-        `--workers ${workers} needs state shared between processes: set checkpointer to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.displayPath}`,
+        `--workers ${workers} needs state shared between processes: set checkpointer (and store, if you set one) to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.displayPath}`,
       );
     }
     const { checkpointer, coordinator } = loaded.config;
@@ -171,10 +181,16 @@ export async function startCommand(options: StartOptions): Promise<void> {
         throw new UserError(`cannot reach the ${what} at ${redactUrl(url)} (${loaded.displayPath}: ${key}): ${backendReason(error)}`);
       }
     };
+    const store = storeConfigOf(loaded.config);
     if (checkpointer.kind === "postgres") {
       await reach("Postgres checkpointer", checkpointer.url, "checkpointer.url", async () => {
         await backends.setup();
         await backends.checkpointerCheck?.();
+      });
+    } else if (store.kind === "postgres") {
+      await reach("Postgres store", store.url, "store.url", async () => {
+        await backends.setup();
+        await backends.store.check();
       });
     }
     if (coordinator.kind !== "memory") {
@@ -205,7 +221,10 @@ export async function startCommand(options: StartOptions): Promise<void> {
     },
     logger,
     requestLog: options.quiet !== true,
-    readinessChecks: backends.checkpointerCheck === undefined ? [] : [{ name: "checkpointer", check: backends.checkpointerCheck }],
+    readinessChecks: [
+      ...(backends.checkpointerCheck === undefined ? [] : [{ name: "checkpointer", check: backends.checkpointerCheck }]),
+      ...(backends.store.durable ? [{ name: "store", check: () => backends.store.check() }] : []),
+    ],
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   const docs = env.docsEnabled ?? server.docs;
@@ -225,8 +244,19 @@ export async function startCommand(options: StartOptions): Promise<void> {
           sweepEveryMs: parseDuration(expiry.sweepEvery)!,
           log: app.log,
         });
+  // The store's retention: one sweep at a time across hosts, by the same lease pattern.
+  const storeSweeper = new StoreSweeper({
+    store: backends.store,
+    coordinator: backends.runCoordinator,
+    deleteThread: (model, threadId) => registry.deleteThread(model, threadId),
+    expireAfterMs: parseDuration(storeConfigOf(loaded.config).expireAfter)!,
+    sweepEveryMs: parseDuration(storeConfigOf(loaded.config).sweepEvery)!,
+    timeoutMs: loaded.config.backendTimeoutMs,
+    log: app.log,
+  });
   app.addHook("onClose", async () => {
     await sweeper?.stop();
+    await storeSweeper.stop();
     await backends.close();
   });
   // A worker's metrics are read by the primary's aggregator; the primary serves the port.
@@ -261,6 +291,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     throw error;
   }
   sweeper?.start();
+  storeSweeper.start();
   if (!isWorker) {
     process.stdout.write(`${chalk.green("ready")} ${address}${prefix}  ${chalk.dim("(Ctrl+C to stop)")}\n`);
     const metricsUrl = metricsAddress ?? (metricsSettings === undefined ? undefined : `${address}${metricsSettings.path}`);
@@ -274,6 +305,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         metrics: metricsUrl,
         chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
         firstModel: registry.getGraphNames()[0],
+        store: storeConfigOf(loaded.config),
       }),
     );
   }

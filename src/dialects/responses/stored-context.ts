@@ -1,7 +1,13 @@
 import { BackendUnavailableError, InvalidRequestError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
 import { isServeError } from "../../errors/serve-error.js";
 import { type ThreadRequest, threadKey } from "../../runs/threads/run-thread.js";
-import type { ConversationRecord, ConversationStore, ResponseRecord, StoredItem } from "../../store/conversation-store.js";
+import {
+  type ConversationRecord,
+  type ConversationStore,
+  type ResponseRecord,
+  type StoredItem,
+  UnknownCursorError,
+} from "../../store/conversation-store.js";
 import { withDeadline } from "../../util/deadline.js";
 import type { InputItem } from "../../wire/responses-request.js";
 import type { ParsedResponsesRequest } from "./parse-responses-request.js";
@@ -12,7 +18,8 @@ export async function storeCall<T>(timeoutMs: number, operation: () => Promise<T
   try {
     return await withDeadline("the response store", timeoutMs, operation());
   } catch (error) {
-    if (isServeError(error)) throw error;
+    // A refusal of the store's own (a page cursor naming no item) is the caller's to word.
+    if (isServeError(error) || error instanceof UnknownCursorError) throw error;
     throw new BackendUnavailableError("The response store is unavailable; retry shortly.", { cause: error });
   }
 }

@@ -84,6 +84,19 @@ export function buildProgram(): Command {
     .action(async (options) => (await import("./commands/purge-pending.js")).purgePendingCommand(options));
 
   program
+    .command("responses")
+    .description("manage stored responses, conversations and chat sessions")
+    .addCommand(
+      new Command("purge")
+        .description("delete stored responses, conversations and chat sessions unused for longer than a duration")
+        .requiredOption("--older-than <duration>", "time since last use, e.g. 12h, 7d, 30d")
+        .option("--dry-run", "count what would be deleted without deleting it")
+        .option("--json", "print JSON instead of a sentence")
+        .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+        .action(async (options) => (await import("./commands/responses.js")).responsesPurgeCommand(options)),
+    );
+
+  program
     .command("pending")
     .description("list the pending interrupt runs: model, run id, tenant scope, created, last activity")
     .option("--older-than <duration>", "only runs idle for longer than this, e.g. 90m, 12h, 7d")

@@ -4,7 +4,8 @@ import { defineConfig } from "chat-serve";
 // `npx chat-serve start` serves them on http://127.0.0.1:8000/v1.
 export default defineConfig({
   server: { host: "127.0.0.1", port: 8000, prefix: "/v1" },
-  // Interrupt runs live in this process's memory. For several processes, see the README.
+  // Interrupt runs, threads and stored responses live in this process's memory. For several
+  // processes, see the README.
   checkpointer: { kind: "memory" },
   coordinator: { kind: "memory" },
   graphs: {
@@ -38,6 +39,12 @@ export default defineConfig({
       graph: "./demo/graphs/think.ts:graph",
       description: "Reasons for a few sentences (streamed as reasoning) before it answers; reasoning effort sets how long.",
       streamableNodeNames: ["think"],
+    },
+    memory: {
+      graph: "./demo/graphs/memory.ts:graph",
+      description: "Remembers the conversation on a thread: continue it with previous_response_id, a conversation, or a chat session.",
+      streamableNodeNames: ["respond"],
+      threads: true,
     },
   },
   // A model that runs research with fixed settings: for clients that cannot send settings.

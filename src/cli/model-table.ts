@@ -18,7 +18,8 @@ export function modelRows(registry: GraphRegistry): ModelRow[] {
     return {
       id,
       description: config.description,
-      features: [...config.features].map(wireFeatureName),
+      // A stateful graph (its own checkpointer, or threads: true) keeps conversations on threads.
+      features: [...[...config.features].map(wireFeatureName), ...(registry.statefulIfResolved(id) === true ? ["threads"] : [])],
       streamableNodeNames: [...config.streamableNodeNames],
       settings: config.clientSettings !== undefined,
     };

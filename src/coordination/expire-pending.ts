@@ -39,7 +39,8 @@ export async function deleteIdleRuns(
         results.push({ entry, outcome: "would remove" });
         continue;
       }
-      await saver.deleteThread(entry.key);
+      // A run paused on a conversation's thread leaves the thread: it is the conversation.
+      if (entry.thread === undefined) await saver.deleteThread(entry.key);
       if (options.mode === "expire") await stores.pendingRuns.markExpired(entry.key);
       else await stores.pendingRuns.remove(entry.key);
       results.push({ entry, outcome: options.mode === "expire" ? "expired" : "removed" });

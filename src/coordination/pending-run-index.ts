@@ -9,6 +9,14 @@ export interface PendingRunEntry {
   lastActivityAt: Date;
   /** When the server's expiry deleted the run; the entry stays as a tombstone so a late resume can be told. */
   expiredAt: Date | undefined;
+  /** A run paused on a conversation's thread: the thread, and the checkpoint it paused at. */
+  thread?: PausedThread;
+}
+
+/** Where a run on a conversation's thread paused: that thread is the conversation's, never deleted with the run. */
+export interface PausedThread {
+  threadId: string;
+  checkpointId: string;
 }
 
 /** What a run is indexed with. */
@@ -17,6 +25,7 @@ export interface PendingRunRecord {
   model: string;
   runId: string;
   scope: string;
+  thread?: PausedThread;
 }
 
 /**
@@ -52,6 +61,7 @@ export class MemoryPendingRunIndex implements PendingRunIndex {
     const existing = this.#entries.get(entry.key);
     const createdAt = existing === undefined || existing.expiredAt !== undefined ? now : existing.createdAt;
     this.#entries.set(entry.key, { ...entry, createdAt, lastActivityAt: now, expiredAt: undefined });
+    if (entry.thread === undefined) delete this.#entries.get(entry.key)!.thread;
   }
 
   async remove(key: string): Promise<void> {

@@ -13,6 +13,8 @@ interface Row {
   created_at: Date;
   last_activity_at: Date;
   expired_at: Date | null;
+  thread_id: string | null;
+  checkpoint_id: string | null;
 }
 
 const toEntry = (row: Row): PendingRunEntry => ({
@@ -23,6 +25,7 @@ const toEntry = (row: Row): PendingRunEntry => ({
   createdAt: row.created_at,
   lastActivityAt: row.last_activity_at,
   expiredAt: row.expired_at ?? undefined,
+  ...(row.thread_id === null || row.checkpoint_id === null ? {} : { thread: { threadId: row.thread_id, checkpointId: row.checkpoint_id } }),
 });
 
 /** The pending-run index as a table beside the Postgres checkpoints, in the same schema. */
@@ -51,17 +54,21 @@ export class PostgresPendingRunIndex implements PendingRunIndex {
     // Added later: tables made by earlier versions gain them.
     await this.#pool.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS scope text`);
     await this.#pool.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS expired_at timestamptz`);
+    await this.#pool.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS thread_id text`);
+    await this.#pool.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS checkpoint_id text`);
   }
 
   async record(entry: PendingRunRecord): Promise<void> {
     await this.#pool.query(
-      `INSERT INTO ${this.#table} (key, model, run_id, scope) VALUES ($1, $2, $3, $4)
+      `INSERT INTO ${this.#table} (key, model, run_id, scope, thread_id, checkpoint_id) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (key) DO UPDATE SET
          last_activity_at = now(),
          scope = EXCLUDED.scope,
+         thread_id = EXCLUDED.thread_id,
+         checkpoint_id = EXCLUDED.checkpoint_id,
          created_at = CASE WHEN ${this.#table}.expired_at IS NULL THEN ${this.#table}.created_at ELSE now() END,
          expired_at = NULL`,
-      [entry.key, entry.model, entry.runId, entry.scope],
+      [entry.key, entry.model, entry.runId, entry.scope, entry.thread?.threadId ?? null, entry.thread?.checkpointId ?? null],
     );
   }
 

@@ -35,6 +35,8 @@ const REGISTRY_BRAND = Symbol.for("chat-serve.GraphRegistry");
 interface Entry {
   config: GraphConfig;
   compiled?: Promise<ServableGraph>;
+  /** Known once the graph is resolved: whether it keeps conversations on threads. */
+  stateful?: boolean;
 }
 
 /**
@@ -171,7 +173,8 @@ export class GraphRegistry {
           this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();
           prepareInterruptGraph(name, graph, this.#fallbackCheckpointer, entry.config.threads ? "threads" : "INTERRUPTS");
         }
-        if (ownCheckpointer || entry.config.threads) this.#stateful.add(graph);
+        entry.stateful = ownCheckpointer || entry.config.threads;
+        if (entry.stateful) this.#stateful.add(graph);
         return graph;
       });
       entry.compiled.catch(() => {
@@ -184,6 +187,11 @@ export class GraphRegistry {
   /** True for a stateful graph (resolved by this registry): its conversations continue on threads. */
   isStatefulGraph(graph: ServableGraph): boolean {
     return this.#stateful.has(graph);
+  }
+
+  /** Whether a resolved model keeps conversations on threads; undefined before its graph is resolved. */
+  statefulIfResolved(name: string): boolean | undefined {
+    return this.#entries.get(name)?.stateful;
   }
 
   /** Whether a model's graph is stateful; resolves the graph. */

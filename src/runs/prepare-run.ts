@@ -110,22 +110,22 @@ export async function prepareRun(
   let thread: RunThread | undefined;
   let messages = request.messages;
   const checkpointed = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
-  if (checkpointed && !config.features.has(GraphFeature.INTERRUPTS)) {
-    if (context.thread !== undefined && registry.isStatefulGraph(graph)) {
-      const opened = await RunThread.open({
-        graph,
-        request: context.thread,
-        scope: await resolveScope(context.scope),
-        model: request.model,
-        messages: request.messages,
-        backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs },
-      });
-      thread = opened.thread;
-      messages = opened.messages;
-    } else {
-      // A graph compiled with a checkpointer runs on a thread; without a conversation, a fresh one.
-      thread = RunThread.ephemeral(graph);
-    }
+  const interrupts = config.features.has(GraphFeature.INTERRUPTS);
+  if (context.thread !== undefined && registry.isStatefulGraph(graph)) {
+    // A stateful graph's conversation: its thread, and what is new since its last turn.
+    const opened = await RunThread.open({
+      graph,
+      request: context.thread,
+      scope: await resolveScope(context.scope),
+      model: request.model,
+      messages: request.messages,
+      backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs },
+    });
+    thread = opened.thread;
+    messages = opened.messages;
+  } else if (checkpointed && !interrupts) {
+    // A graph compiled with a checkpointer runs on a thread; without a conversation, a fresh one.
+    thread = RunThread.ephemeral(graph);
   }
   const buildInput = async () => {
     const langChainMessages = toLangChainMessages(messages);
@@ -134,20 +134,29 @@ export async function prepareRun(
       : { messages: langChainMessages };
   };
   let interrupt: InterruptRun | undefined;
-  if (config.features.has(GraphFeature.INTERRUPTS)) {
-    interrupt = await prepareInterruptRun({
-      model: request.model,
-      graph,
-      request,
-      scope: await resolveScope(context.scope),
-      input: buildInput,
-      ...(context.resumeOf === undefined ? {} : { resumeOf: context.resumeOf }),
-      backends: {
-        coordinator: config.runCoordinator!,
-        pendingRuns: registry.pendingRuns,
-        timeoutMs,
-      },
-    });
+  if (interrupts) {
+    try {
+      interrupt = await prepareInterruptRun({
+        model: request.model,
+        graph,
+        request,
+        scope: await resolveScope(context.scope),
+        input: buildInput,
+        ...(context.resumeOf === undefined ? {} : { resumeOf: context.resumeOf }),
+        ...(thread === undefined ? {} : { thread: { threadId: thread.id, ...(thread.from === undefined ? {} : { from: thread.from }) } }),
+        stateful: registry.isStatefulGraph(graph),
+        backends: {
+          coordinator: config.runCoordinator!,
+          pendingRuns: registry.pendingRuns,
+          timeoutMs,
+        },
+      });
+    } catch (error) {
+      await thread?.end(timeoutMs, context.log);
+      throw error;
+    }
+    // A resume goes on where its run paused, whichever thread that is.
+    if (thread !== undefined && interrupt.thread !== undefined) thread.follow(interrupt.thread.threadId);
   }
   // Interrupt runs have their input (or their resume answers) from prepareInterruptRun.
   let input: unknown;
@@ -170,7 +179,7 @@ export async function prepareRun(
     signal: runSignal.signal,
     context: runtimeContext,
     operationId: interrupt?.runId,
-    thread: interrupt === undefined ? thread?.configurable : { thread_id: interrupt.key },
+    thread: interrupt === undefined ? thread?.configurable : interrupt.configurable,
     parameters: request.parameters,
   });
   const clientEvents =

@@ -7,7 +7,7 @@ import { assertMatchesOpenAI } from "../helpers/openai-schema.js";
 import { answerBatch } from "../helpers/resume.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
-const DEMO_MODELS = ["echo", "plain", "research", "approval", "tools", "think", "research-deep"];
+const DEMO_MODELS = ["echo", "plain", "research", "approval", "tools", "think", "memory", "research-deep"];
 
 describe("chat-serve start with the repository's own config", () => {
   let server: RunningServer;
@@ -50,7 +50,7 @@ describe("chat-serve start with the repository's own config", () => {
     assert.equal(unknown.code, 1);
     assert.match(
       unknown.stderr.trim(),
-      /^error model 'nope' is not in chat-serve\.config\.ts; its models are: echo, plain, research, approval, tools, think, research-deep$/,
+      /^error model 'nope' is not in chat-serve\.config\.ts; its models are: echo, plain, research, approval, tools, think, memory, research-deep$/,
     );
   });
 

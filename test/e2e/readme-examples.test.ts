@@ -57,3 +57,19 @@ test("README: the Responses API with the OpenAI Agents SDK", async () => {
   assert.match(output, /^hello agents$/mu);
   assert.match(output, /^Approved: going ahead with deploy\.$/mu);
 });
+
+test("README: conversations and memory with the openai SDK", async () => {
+  const output = await runExample("conversations-openai");
+  assert.match(output, /^You said "I like tea"\. Before that you said: "my name is Ada"\.$/mu);
+  assert.match(output, /^completed$/mu);
+  assert.match(output, /^1$/mu);
+  assert.match(output, /^You said "what did I say\?"\. Before that you said: "hello", "\(a note added by the app\)"\.$/mu);
+  assert.match(output, /^message\nmessage\nmessage\nmessage\nmessage$/mu, "hello, its answer, the note, the question, its answer");
+  assert.match(output, /^You said "two"\. Before that you said: "one"\.$/mu);
+});
+
+test("README: a three-turn Agents SDK session, by previousResponseId and by conversationId", async () => {
+  const output = await runExample("conversations-agents");
+  assert.match(output, /^You said "what is my name\?"\. Before that you said: "my name is Ada", "I like tea"\.$/mu);
+  assert.match(output, /^You said "three"\. Before that you said: "one", "two"\.$/mu);
+});

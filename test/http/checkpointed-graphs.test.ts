@@ -10,8 +10,9 @@ import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-s
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // Graphs compiled the way LangGraph's tutorials compile them: with a checkpointer of their own.
-// LangGraph runs such a graph only on a thread; without a conversation to continue, each
-// request runs on a fresh thread that is deleted when the run ends.
+// LangGraph runs such a graph only on a thread; a request that names no conversation (and
+// stores nothing to continue: chat completions without a session, Responses with store:
+// false) runs on a fresh thread that is deleted when the run ends.
 
 const tutorialSaver = new MemorySaver();
 const agentSaver = new MemorySaver();
@@ -61,10 +62,10 @@ describe("a graph compiled with its own checkpointer", () => {
     let text = "";
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
     assert.equal(text, "You said: again");
-    const response = await client.responses.create({ model: "tutorial", input: "hi there" });
+    const response = await client.responses.create({ model: "tutorial", input: "hi there", store: false });
     assertMatchesResponses("Response", response);
     assert.equal(response.output_text, "You said: hi there");
-    const streamed = await client.responses.stream({ model: "tutorial", input: "once more" }).finalResponse();
+    const streamed = await client.responses.stream({ model: "tutorial", input: "once more", store: false }).finalResponse();
     assert.equal(streamed.output_text, "You said: once more");
     assert.equal(threads(tutorialSaver), 0, "every run's thread was deleted when it ended");
   });

@@ -199,10 +199,9 @@ describe("POST /responses with the openai SDK", () => {
     assert.equal(body.error.code, "unknown_parameter");
   });
 
-  test("what a stateless server cannot do is refused with a sentence; client defaults pass", async () => {
+  test("what this server cannot do is refused with a sentence; client defaults pass", async () => {
     for (const [field, value] of [
       ["background", true],
-      ["conversation", "conv_1"],
       ["include", ["reasoning.encrypted_content"]],
     ] as const) {
       await assert.rejects(
@@ -319,7 +318,7 @@ describe("Open Responses conformance", () => {
         parallel_tool_calls: true,
         tool_choice: "auto",
         tools: [],
-        store: false,
+        store: true,
         background: false,
       },
     );
@@ -490,9 +489,11 @@ describe("interrupts over the Responses API", () => {
       }),
       (error: InstanceType<typeof OpenAI.APIError>) => error.status === 409 && error.code === "interrupt_state_conflict",
     );
+    // An id nothing stored: not found, like at OpenAI.
     await assert.rejects(
       client.responses.create({ model: "echo", previous_response_id: "resp_unknown", input: "hi" }),
-      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.param === "previous_response_id",
+      (error: InstanceType<typeof OpenAI.APIError>) =>
+        error.status === 404 && error.code === "not_found" && error.param === "previous_response_id",
     );
   });
 

@@ -2,12 +2,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import OpenAI from "openai";
 import { z } from "zod";
+import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
+import { answerBatch } from "../helpers/resume.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // The LangGraph tutorial shapes, unchanged: a graph compiled with a checkpointer keeps the
@@ -54,6 +56,24 @@ function plainGraph() {
     .compile();
 }
 
+/** A stateful graph with INTERRUPTS: a message starting "confirm" asks before it answers. */
+const askingSaver = new MemorySaver();
+function askingGraph() {
+  const model = new ScriptedChatModel({ respond: (messages) => `I remember: ${said(messages)}` });
+  return new StateGraph(MessagesAnnotation)
+    .addNode("chatbot", async (state, config) => {
+      const last = state.messages.at(-1);
+      const answer = last?.type === "human" && last.text.startsWith("confirm") ? interrupt({ question: "Sure?" }) : undefined;
+      const reply = await model.invoke(state.messages, config);
+      return {
+        messages: [answer === undefined ? reply : { role: "assistant", content: `${reply.text} (you answered ${String(answer)})` }],
+      };
+    })
+    .addEdge(START, "chatbot")
+    .addEdge("chatbot", END)
+    .compile({ checkpointer: askingSaver });
+}
+
 let server: TestServer;
 let client: OpenAI;
 before(async () => {
@@ -61,6 +81,7 @@ before(async () => {
     tutorial: { graph: tutorialGraph(), description: "A tutorial chatbot", streamableNodeNames: ["chatbot"] },
     agent: { graph: reactAgent(), description: "A prebuilt ReAct agent", streamableNodeNames: ["agent"] },
     threaded: { graph: plainGraph(), description: "threads: true", streamableNodeNames: ["chatbot"], threads: true },
+    asking: { graph: askingGraph(), description: "asks first", features: ["INTERRUPTS"], runCoordinator: new InMemoryRunCoordinator() },
   });
   client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
 });
@@ -149,6 +170,39 @@ describe("regenerate and edit fork the thread", () => {
     assert.equal(branch.output_text, "I remember: a | B!");
     const next = await client.responses.create({ model: "tutorial", previous_response_id: branch.id, input: "c" });
     assert.equal(next.output_text, "I remember: a | B! | c");
+  });
+});
+
+describe("interrupts on a thread", () => {
+  test("Responses: a stateful graph pauses inside its thread, the resume continues it, and the next turn remembers both", async () => {
+    const first = await client.responses.create({ model: "asking", input: "hello" });
+    assert.equal(first.output_text, "I remember: hello");
+    const paused = await client.responses.create({ model: "asking", previous_response_id: first.id, input: "confirm the order" });
+    const call = paused.output.find((item) => item.type === "function_call");
+    assert.equal(call?.type === "function_call" && call.name, "graph_interrupt");
+    const resumed = await client.responses.create({
+      model: "asking",
+      previous_response_id: paused.id,
+      input: [{ type: "function_call_output", call_id: (call as { call_id: string }).call_id, output: '{"resume": "yes"}' }],
+    });
+    assert.equal(resumed.output_text, "I remember: hello | confirm the order (you answered yes)");
+    const next = await client.responses.create({ model: "asking", previous_response_id: resumed.id, input: "what did I say?" });
+    assert.equal(next.output_text, "I remember: hello | confirm the order | what did I say?");
+  });
+
+  test("chat: a session's run pauses on its thread; the resume and the next turn go on from there", async () => {
+    const session = `asking-${Math.random()}`;
+    let history = await chatTurn("asking", session, [], "hello");
+    history.push({ role: "user", content: "confirm it" });
+    const paused = await client.chat.completions.create({ model: "asking", messages: history, metadata: { session_id: session } });
+    const calls = paused.choices[0]!.message.tool_calls!;
+    assert.equal(calls[0]!.type === "function" && calls[0]!.function.name, "graph_interrupt");
+    const answered = answerBatch(history, calls, "no");
+    const resumed = await client.chat.completions.create({ model: "asking", messages: answered, metadata: { session_id: session } });
+    assert.equal(resumed.choices[0]!.message.content, "I remember: hello | confirm it (you answered no)");
+    history = [...answered, { role: "assistant", content: resumed.choices[0]!.message.content }];
+    const next = await chatTurn("asking", session, history, "and now?");
+    assert.equal(lastText(next), "I remember: hello | confirm it | and now?");
   });
 });
 

@@ -237,8 +237,10 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   const items = typeof body.input === "string" ? [{ role: "user" as const, content: body.input }] : parseItems(body.input);
   if (previous !== undefined) {
     const runId = runIdOfResponseId(previous);
-    // A paused run's response: the input answers its calls.
-    if (runId !== undefined) return { body, items, resume: previousResponseResume(runId, items) };
+    // A response of an interrupt run answered with function_call_output items: a resume. An
+    // interrupt run that did not pause is continued like any stored response.
+    const answers = items.length > 0 && items.every((item) => item.type === "function_call_output");
+    if (runId !== undefined && answers) return { body, items, resume: previousResponseResume(runId, items) };
     return { body, items, previousResponseId: storedId(previous, "resp", "previous_response_id") };
   }
   if (items.length === 0 && conversationId === undefined)

@@ -74,6 +74,8 @@ async function saveResponse(
   const response = structuredClone(renderer.response);
   const inputItems = toStoredItems(parsed.items);
   const previous = parsed.body.previous_response_id ?? undefined;
+  // Where a stateful graph's thread stands now: after this turn, or where its run paused.
+  const point = run.thread?.point ?? run.interrupt?.point;
   const record: ResponseRecord = {
     id: response.id,
     scope: resolved.scope,
@@ -83,7 +85,7 @@ async function saveResponse(
     inputItems,
     ...(previous === undefined ? {} : { previousResponseId: previous }),
     ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
-    ...(run.thread?.point === undefined ? {} : { thread: run.thread.point }),
+    ...(point === undefined ? {} : { thread: point }),
   };
   const conversationId = parsed.conversationId;
   const saved = await storeCall(options.backendTimeoutMs, () =>
@@ -95,7 +97,7 @@ async function saveResponse(
             id: conversationId,
             items: [...inputItems, ...(response.output as unknown as StoredItem[])],
             model: response.model,
-            ...(run.thread?.point === undefined ? {} : { thread: run.thread.point }),
+            ...(point === undefined ? {} : { thread: point }),
             syncThread: resolved.stateful,
           },
     ),

@@ -1,5 +1,5 @@
 import { Command } from "@langchain/langgraph";
-import type { PendingRunIndex } from "../../coordination/pending-run-index.js";
+import type { PausedThread, PendingRunIndex } from "../../coordination/pending-run-index.js";
 import type { RunCoordinator, RunLease } from "../../coordination/run-coordinator.js";
 import { BackendUnavailableError, InterruptStateConflictError, InvalidResumeError, RunBusyError } from "../../errors/catalogue.js";
 import { isServeError } from "../../errors/serve-error.js";
@@ -39,23 +39,25 @@ async function backend<T>(what: string, timeoutMs: number, operation: () => Prom
   }
 }
 
-function threadConfig(key: string) {
-  return { configurable: { thread_id: key } };
+/** A thread, at its latest checkpoint or at the one given. */
+function threadConfig(threadId: string, checkpointId?: string) {
+  return { configurable: checkpointId === undefined ? { thread_id: threadId } : { thread_id: threadId, checkpoint_id: checkpointId } };
 }
 
 /** The durable state of a run: whether a checkpoint exists and its pending batch, if any. */
 async function readDurableState(
   graph: ServableGraph,
-  key: string,
+  threadId: string,
   timeoutMs: number,
-): Promise<{ exists: boolean; batch: InterruptBatch | undefined }> {
-  const snapshot = (await backend("checkpoint store", timeoutMs, () => graph.getState!(threadConfig(key)))) as StateSnapshotLike;
+  at?: string,
+): Promise<{ exists: boolean; batch: InterruptBatch | undefined; checkpointId?: string }> {
+  const snapshot = (await backend("checkpoint store", timeoutMs, () => graph.getState!(threadConfig(threadId, at)))) as StateSnapshotLike;
   const checkpointId = snapshot?.config?.configurable?.checkpoint_id;
   if (checkpointId === undefined) return { exists: false, batch: undefined };
   const interrupts = (snapshot.tasks ?? [])
     .flatMap((task) => task.interrupts ?? [])
     .filter((interrupt): interrupt is { id: string; value: unknown } => typeof interrupt.id === "string");
-  return { exists: true, batch: interrupts.length === 0 ? undefined : { checkpointId, interrupts } };
+  return { exists: true, checkpointId, batch: interrupts.length === 0 ? undefined : { checkpointId, interrupts } };
 }
 
 async function deleteCheckpoint(graph: ServableGraph, key: string, timeoutMs: number): Promise<void> {
@@ -76,6 +78,9 @@ export type InterruptStart =
  * deleted after a failure or a disconnect) or failed.
  */
 export class InterruptRun {
+  /** On a conversation's thread: where the run stopped (paused or finished), once settled. */
+  point: PausedThread | undefined;
+
   constructor(
     readonly runId: string,
     readonly key: string,
@@ -85,7 +90,17 @@ export class InterruptRun {
     private readonly model: string,
     private readonly backends: InterruptBackends,
     private readonly scope: string,
+    /** A conversation's thread (kept when the run ends), and the checkpoint the run goes on from; absent: the run's own thread. */
+    readonly thread?: { threadId: string; from?: string },
   ) {}
+
+  /** The `configurable` of the run: its own thread, or the conversation's from where it goes on. */
+  get configurable(): { thread_id: string; checkpoint_id?: string } {
+    if (this.thread === undefined) return { thread_id: this.key };
+    return this.thread.from === undefined
+      ? { thread_id: this.thread.threadId }
+      : { thread_id: this.thread.threadId, checkpoint_id: this.thread.from };
+  }
 
   /**
    * After the graph has run: a pending batch is kept (and indexed) and returned as the
@@ -93,15 +108,24 @@ export class InterruptRun {
    */
   async settle(): Promise<AssistantOutput | undefined> {
     const { pendingRuns, timeoutMs } = this.backends;
-    const { batch } = await readDurableState(this.graph, this.key, timeoutMs);
+    const threadId = this.thread?.threadId ?? this.key;
+    const { batch, checkpointId } = await readDurableState(this.graph, threadId, timeoutMs);
+    if (this.thread !== undefined && checkpointId !== undefined) this.point = { threadId, checkpointId };
     if (batch !== undefined) {
       const output = batchOutput(this.runId, batch);
       await backend("pending-run index", timeoutMs, () =>
-        pendingRuns.record({ key: this.key, model: this.model, runId: this.runId, scope: this.scope }),
+        pendingRuns.record({
+          key: this.key,
+          model: this.model,
+          runId: this.runId,
+          scope: this.scope,
+          ...(this.point === undefined ? {} : { thread: this.point }),
+        }),
       );
       return output;
     }
-    await deleteCheckpoint(this.graph, this.key, timeoutMs);
+    // A conversation's thread stays: the next turn goes on from here.
+    if (this.thread === undefined) await deleteCheckpoint(this.graph, this.key, timeoutMs);
     await backend("pending-run index", timeoutMs, () => pendingRuns.remove(this.key));
     return undefined;
   }
@@ -114,7 +138,8 @@ export class InterruptRun {
     if (this.lease.signal.aborted) return;
     const { pendingRuns, timeoutMs } = this.backends;
     await Promise.allSettled([
-      deleteCheckpoint(this.graph, this.key, timeoutMs),
+      // A conversation's thread keeps its turns; the failed one is a branch nothing continues.
+      ...(this.thread === undefined ? [deleteCheckpoint(this.graph, this.key, timeoutMs)] : []),
       backend("pending-run index", timeoutMs, () => pendingRuns.remove(this.key)),
     ]);
   }
@@ -179,6 +204,13 @@ export async function prepareInterruptRun(options: {
    * answers must match the run's pending batch, whichever batch that is.
    */
   resumeOf?: ResumeOf;
+  /**
+   * A stateful graph's conversation thread: a new run starts on it (from `from`), and a
+   * resume finds the thread its run paused on in the pending-run index.
+   */
+  thread?: { threadId: string; from?: string };
+  /** The graph is stateful: a resume may belong to a run paused on a conversation's thread. */
+  stateful?: boolean;
 }): Promise<InterruptRun> {
   const { model, graph, request, scope } = options;
   const supplied = request.metadata.graph_run_id;
@@ -194,7 +226,19 @@ export async function prepareInterruptRun(options: {
   );
   if (lease === null) throw new RunBusyError();
   try {
-    const durable = await readDurableState(graph, key, backends.timeoutMs);
+    let paused: PausedThread | undefined;
+    if (options.stateful === true && resume !== undefined) {
+      paused = (await backend("pending-run index", backends.timeoutMs, () => backends.pendingRuns.get(key)))?.thread;
+    }
+    if (options.thread !== undefined && resume === undefined) {
+      // A new turn on a conversation's thread: nothing of this run exists yet.
+      const input = { kind: "start" as const, input: await options.input() };
+      return new InterruptRun(runId, key, lease, input, graph, model, backends, scope, options.thread);
+    }
+    const durable =
+      paused === undefined
+        ? await readDurableState(graph, key, backends.timeoutMs)
+        : await readDurableState(graph, paused.threadId, backends.timeoutMs, paused.checkpointId);
     if (resume !== undefined) {
       const { batch } = durable;
       if (batch === undefined) {
@@ -227,6 +271,7 @@ export async function prepareInterruptRun(options: {
         model,
         backends,
         scope,
+        paused === undefined ? undefined : { threadId: paused.threadId, from: paused.checkpointId },
       );
     }
     if (durable.batch !== undefined)

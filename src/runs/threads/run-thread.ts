@@ -68,7 +68,7 @@ export class RunThread {
   point: ThreadPoint | undefined;
 
   private constructor(
-    readonly id: string,
+    public id: string,
     readonly from: string | undefined,
     private readonly checkpointer: Checkpointer,
     private readonly lease: RunLease | undefined,
@@ -131,6 +131,11 @@ export class RunThread {
       await lease.release();
       throw error;
     }
+  }
+
+  /** Records the turn on another thread of the conversation: the one a resumed run paused on. */
+  follow(threadId: string): void {
+    this.id = threadId;
   }
 
   /** The `configurable` of the run: its thread, and the checkpoint it continues from. */

@@ -47,21 +47,47 @@ export interface PendingRunIndex {
   forgetExpiredBefore(cutoff: Date): Promise<void>;
 }
 
-/** The index for the memory checkpointer: it lives and dies with the server process. */
+/** Paused runs the memory index keeps before the least recently active is expired. */
+export const DEFAULT_MAX_PAUSED_RUNS = 1_000;
+
+/**
+ * The index for the memory checkpointer: it lives and dies with the server process, and is
+ * bounded: past `maxPaused` runs, the least recently active one is expired (its checkpoint
+ * deleted through `onEvict`, a tombstone kept so a late resume is told), like an idle run.
+ */
 export class MemoryPendingRunIndex implements PendingRunIndex {
   readonly #entries = new Map<string, PendingRunEntry>();
   readonly #now: () => Date;
+  readonly #maxPaused: number;
+  /** Deletes an evicted run's checkpoint; set by the registry that owns the checkpointers. */
+  onEvict: ((entry: PendingRunEntry) => Promise<void>) | undefined;
 
-  constructor(now: () => Date = () => new Date()) {
+  constructor(now: () => Date = () => new Date(), options: { maxPaused?: number } = {}) {
     this.#now = now;
+    this.#maxPaused = options.maxPaused ?? DEFAULT_MAX_PAUSED_RUNS;
   }
 
   async record(entry: PendingRunRecord): Promise<void> {
     const now = this.#now();
     const existing = this.#entries.get(entry.key);
     const createdAt = existing === undefined || existing.expiredAt !== undefined ? now : existing.createdAt;
+    // Map order is activity order: the most recently active last.
+    this.#entries.delete(entry.key);
     this.#entries.set(entry.key, { ...entry, createdAt, lastActivityAt: now, expiredAt: undefined });
     if (entry.thread === undefined) delete this.#entries.get(entry.key)!.thread;
+    await this.#evict();
+  }
+
+  async #evict(): Promise<void> {
+    let pending = await this.count();
+    for (const entry of this.#entries.values()) {
+      if (pending <= this.#maxPaused) return;
+      if (entry.expiredAt !== undefined) continue;
+      pending -= 1;
+      entry.expiredAt = this.#now();
+      // Best effort: the tombstone says expired either way.
+      await this.onEvict?.({ ...entry }).catch(() => {});
+    }
   }
 
   async remove(key: string): Promise<void> {

@@ -69,6 +69,17 @@ export class GraphRegistry {
     this.#runCoordinator = options.runCoordinator;
     this.pendingRuns = options.pendingRuns ?? new MemoryPendingRunIndex();
     this.store = options.store ?? new MemoryConversationStore();
+    // The memory backends are bounded: what they evict, the checkpointers forget too.
+    if (this.pendingRuns instanceof MemoryPendingRunIndex && this.pendingRuns.onEvict === undefined) {
+      this.pendingRuns.onEvict = async (entry) => {
+        if (entry.thread === undefined) await this.deleteThread(entry.model, entry.key);
+      };
+    }
+    if (this.store instanceof MemoryConversationStore && this.store.onEvict === undefined) {
+      this.store.onEvict = (threads) => {
+        for (const { model, threadId } of threads) void this.deleteThread(model, threadId).catch(() => {});
+      };
+    }
     if (graphs === null || typeof graphs !== "object") {
       throw new RegistrationError("the registry must be an object mapping model IDs to graph configurations");
     }

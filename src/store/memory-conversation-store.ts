@@ -48,8 +48,10 @@ export class MemoryConversationStore implements ConversationStore {
   readonly #responses = new Map<string, ResponseRecord>();
   readonly #conversations = new Map<string, Conversation>();
   readonly #sessions = new Map<string, Session>();
-  /** Threads left unreferenced by an eviction, for the next purge to report. */
+  /** Threads left unreferenced by an eviction, for the next purge to report (when no `onEvict` takes them). */
   #evicted: ReleasedThread[] = [];
+  /** Deletes the threads an eviction leaves unreferenced, at once; set by the registry that owns the checkpointers. */
+  onEvict: ((threads: ReleasedThread[]) => void) | undefined;
   readonly #limits: Required<MemoryStoreLimits>;
   readonly #now: () => Date;
 
@@ -94,7 +96,10 @@ export class MemoryConversationStore implements ConversationStore {
       map.delete(key);
       dropped.push(...threadsOf(value));
     }
-    if (dropped.length > 0) this.#evicted.push(...this.#released(dropped));
+    if (dropped.length === 0) return;
+    const released = this.#released(dropped);
+    if (this.onEvict === undefined) this.#evicted.push(...released);
+    else if (released.length > 0) this.onEvict(released);
   }
 
   #owned<T extends { scope: string }>(value: T | undefined, scope: string): T | undefined {

@@ -1,16 +1,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { BaseMessage } from "@langchain/core/messages";
+import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { ChatOpenAI } from "@langchain/openai";
 import OpenAI from "openai";
 import { z } from "zod";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { answerBatch } from "../helpers/resume.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { parseSse, startTestServer, type TestServer } from "../helpers/server.js";
 
 // The LangGraph tutorial shapes, unchanged: a graph compiled with a checkpointer keeps the
 // conversation on a thread, and each turn gives it only what is new. The scripted model says
@@ -77,12 +78,15 @@ function askingGraph() {
 let server: TestServer;
 let client: OpenAI;
 before(async () => {
-  server = await startTestServer({
-    tutorial: { graph: tutorialGraph(), description: "A tutorial chatbot", streamableNodeNames: ["chatbot"] },
-    agent: { graph: reactAgent(), description: "A prebuilt ReAct agent", streamableNodeNames: ["agent"] },
-    threaded: { graph: plainGraph(), description: "threads: true", streamableNodeNames: ["chatbot"], threads: true },
-    asking: { graph: askingGraph(), description: "asks first", features: ["INTERRUPTS"], runCoordinator: new InMemoryRunCoordinator() },
-  });
+  server = await startTestServer(
+    {
+      tutorial: { graph: tutorialGraph(), description: "A tutorial chatbot", streamableNodeNames: ["chatbot"] },
+      agent: { graph: reactAgent(), description: "A prebuilt ReAct agent", streamableNodeNames: ["agent"] },
+      threaded: { graph: plainGraph(), description: "threads: true", streamableNodeNames: ["chatbot"], threads: true },
+      asking: { graph: askingGraph(), description: "asks first", features: ["INTERRUPTS"], runCoordinator: new InMemoryRunCoordinator() },
+    },
+    { profiles: { "chat-ui": { prefix: "/ui/v1" } } },
+  );
   client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
 });
 after(() => server.close());
@@ -170,6 +174,62 @@ describe("regenerate and edit fork the thread", () => {
     assert.equal(branch.output_text, "I remember: a | B!");
     const next = await client.responses.create({ model: "tutorial", previous_response_id: branch.id, input: "c" });
     assert.equal(next.output_text, "I remember: a | B! | c");
+  });
+});
+
+describe("more clients", () => {
+  test("LangChain's ChatOpenAI on the Responses API continues a thread with previous_response_id", async () => {
+    const model = new ChatOpenAI({
+      model: "tutorial",
+      useResponsesApi: true,
+      apiKey: "not-checked",
+      configuration: { baseURL: server.baseURL },
+      maxRetries: 0,
+    });
+    const first = await model.invoke([new HumanMessage("my name is Ada")]);
+    const id = first.response_metadata.id as string;
+    assert.match(id, /^resp_/u);
+    const second = await model.invoke([new HumanMessage("I like tea")], { previous_response_id: id });
+    const third = await model.invoke([new HumanMessage("what is my name?")], {
+      previous_response_id: second.response_metadata.id as string,
+    });
+    assert.equal(third.text, "I remember: my name is Ada | I like tea | what is my name?");
+  });
+
+  /** One Open WebUI turn: its streamed request shape, its chat id header, the whole history. */
+  async function openWebUi(chatId: string, messages: Chat[]): Promise<string> {
+    const response = await fetch(`${server.origin}/ui/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "X-OpenWebUI-Chat-Id": chatId },
+      body: JSON.stringify({
+        model: "tutorial",
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+        chat_id: chatId,
+        features: {},
+      }),
+    });
+    assert.equal(response.status, 200);
+    return (parseSse(await response.text()) as (string | { choices?: { delta?: { content?: string } }[] })[])
+      .map((chunk) => (typeof chunk === "string" ? "" : (chunk.choices?.[0]?.delta?.content ?? "")))
+      .join("");
+  }
+
+  test("Open WebUI in the chat-ui profile: its chat id names the thread; a regenerate and an edit branch it", async () => {
+    const chatId = `owui-${Math.random()}`;
+    const history: Chat[] = [{ role: "user", content: "a" }];
+    history.push({ role: "assistant", content: await openWebUi(chatId, history) }, { role: "user", content: "b" });
+    const second = await openWebUi(chatId, history);
+    assert.equal(second, "I remember: a | b");
+    // Regenerate: the same request again.
+    assert.equal(await openWebUi(chatId, history), "I remember: a | b", "the regenerate does not see the answer it replaces");
+    // Edit: 'b' becomes 'B'.
+    const edited: Chat[] = [...history.slice(0, 2), { role: "user", content: "B" }];
+    const answer = await openWebUi(chatId, edited);
+    assert.equal(answer, "I remember: a | B");
+    const next = await openWebUi(chatId, [...edited, { role: "assistant", content: answer }, { role: "user", content: "c" }]);
+    assert.equal(next, "I remember: a | B | c");
   });
 });
 

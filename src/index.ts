@@ -47,7 +47,18 @@ export { GraphRegistry } from "./registry/graph-registry.js";
 export type { ServableGraph } from "./registry/servable-graph.js";
 export { INTERRUPT_TOOL_NAME } from "./runs/interrupts/interrupt-codec.js";
 export { PendingRunSweeper, type PendingRunSweeperOptions } from "./server/pending-run-sweeper.js";
+export { StoreSweeper, type StoreSweeperOptions } from "./server/store-sweeper.js";
 export { ClientSettings, type ClientSettingsModel, defineClientSettings } from "./settings/client-settings.js";
 export type { ContextFactory, RunCaller } from "./settings/runtime-context.js";
+export type {
+  ConversationRecord,
+  ConversationStore,
+  ResponseRecord,
+  SessionTurn,
+  StoredItem,
+  ThreadPoint,
+} from "./store/conversation-store.js";
+export { MemoryConversationStore, type MemoryStoreLimits } from "./store/memory-conversation-store.js";
+export { PostgresConversationStore } from "./store/postgres-conversation-store.js";
 export { TracingCallback, type TracingSettings } from "./tracing/tracing-callback.js";
 export type { ChatCompletionRequest, ChatMessage } from "./wire/request.js";

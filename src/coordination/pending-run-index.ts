@@ -48,7 +48,7 @@ export interface PendingRunIndex {
 }
 
 /** Paused runs the memory index keeps before the least recently active is expired. */
-export const DEFAULT_MAX_PAUSED_RUNS = 1_000;
+const DEFAULT_MAX_PAUSED_RUNS = 1_000;
 
 /**
  * The index for the memory checkpointer: it lives and dies with the server process, and is

@@ -74,11 +74,31 @@ export class MemoryConversationStore implements ConversationStore {
     return { responses: this.#responses.size, conversations: this.#conversations.size, sessions: this.#sessions.size };
   }
 
+  /** How many responses, conversations and session turns refer to each thread. */
+  readonly #refs = new Map<string, number>();
+
+  #ref(threads: readonly { threadId: string }[], by: 1 | -1): void {
+    for (const { threadId } of threads) {
+      const count = (this.#refs.get(threadId) ?? 0) + by;
+      if (count > 0) this.#refs.set(threadId, count);
+      else this.#refs.delete(threadId);
+    }
+  }
+
   #referenced(threadId: string): boolean {
-    for (const record of this.#responses.values()) if (record.thread?.threadId === threadId) return true;
-    for (const { record } of this.#conversations.values()) if (record.thread?.threadId === threadId) return true;
-    for (const session of this.#sessions.values()) if (session.turns.some((turn) => turn.thread.threadId === threadId)) return true;
-    return false;
+    return this.#refs.has(threadId);
+  }
+
+  static #responseThreads(record: ResponseRecord): (ThreadPoint & { model: string })[] {
+    return record.thread === undefined ? [] : [{ ...record.thread, model: record.model }];
+  }
+
+  static #conversationThreads({ record }: Conversation): (ThreadPoint & { model: string })[] {
+    return record.thread === undefined || record.model === undefined ? [] : [{ ...record.thread, model: record.model }];
+  }
+
+  static #sessionThreads(session: Session): (ThreadPoint & { model: string })[] {
+    return session.turns.map((turn) => ({ ...turn.thread, model: session.owner.model }));
   }
 
   /** Of the threads given, those nothing refers to any more. */
@@ -97,6 +117,7 @@ export class MemoryConversationStore implements ConversationStore {
       dropped.push(...threadsOf(value));
     }
     if (dropped.length === 0) return;
+    this.#ref(dropped, -1);
     const released = this.#released(dropped);
     if (this.onEvict === undefined) this.#evicted.push(...released);
     else if (released.length > 0) this.onEvict(released);
@@ -132,13 +153,18 @@ export class MemoryConversationStore implements ConversationStore {
       const target = this.#conversation(record.scope, conversation.id);
       if (target === undefined) return false;
       this.#append(target, conversation.items);
+      this.#ref(MemoryConversationStore.#conversationThreads(target), -1);
       target.record.model = conversation.model;
       if (conversation.thread !== undefined) target.record.thread = { ...conversation.thread };
+      this.#ref(MemoryConversationStore.#conversationThreads(target), 1);
       if (conversation.syncThread) target.record.threadPosition = target.nextPosition;
       this.#touch(target);
     }
+    const replaced = this.#responses.get(record.id);
+    if (replaced !== undefined) this.#ref(MemoryConversationStore.#responseThreads(replaced), -1);
     this.#responses.set(record.id, copy(record));
-    this.#evict(this.#responses, this.#limits.maxResponses, (value) => (value.thread ? [{ ...value.thread, model: value.model }] : []));
+    this.#ref(MemoryConversationStore.#responseThreads(record), 1);
+    this.#evict(this.#responses, this.#limits.maxResponses, MemoryConversationStore.#responseThreads);
     return true;
   }
 
@@ -151,16 +177,16 @@ export class MemoryConversationStore implements ConversationStore {
     const record = this.#owned(this.#responses.get(id), scope);
     if (record === undefined) return undefined;
     this.#responses.delete(id);
-    return { released: record.thread === undefined ? [] : this.#released([{ ...record.thread, model: record.model }]) };
+    const threads = MemoryConversationStore.#responseThreads(record);
+    this.#ref(threads, -1);
+    return { released: this.#released(threads) };
   }
 
   async createConversation(record: ConversationRecord, items: StoredItem[]): Promise<void> {
     const conversation: Conversation = { record: copy(record), items: [], nextPosition: 1, usedAt: this.#now() };
     this.#append(conversation, items);
     this.#conversations.set(record.id, conversation);
-    this.#evict(this.#conversations, this.#limits.maxConversations, ({ record: evicted }) =>
-      evicted.thread && evicted.model ? [{ ...evicted.thread, model: evicted.model }] : [],
-    );
+    this.#evict(this.#conversations, this.#limits.maxConversations, MemoryConversationStore.#conversationThreads);
   }
 
   async getConversation(scope: string, id: string): Promise<ConversationRecord | undefined> {
@@ -180,8 +206,9 @@ export class MemoryConversationStore implements ConversationStore {
     const conversation = this.#conversation(scope, id);
     if (conversation === undefined) return undefined;
     this.#conversations.delete(id);
-    const { thread, model } = conversation.record;
-    return { released: thread === undefined || model === undefined ? [] : this.#released([{ ...thread, model }]) };
+    const threads = MemoryConversationStore.#conversationThreads(conversation);
+    this.#ref(threads, -1);
+    return { released: this.#released(threads) };
   }
 
   async addItems(scope: string, conversationId: string, items: StoredItem[]): Promise<boolean> {
@@ -241,14 +268,18 @@ export class MemoryConversationStore implements ConversationStore {
   async addSessionTurn(sessionKey: string, owner: { scope: string; model: string }, turn: SessionTurn): Promise<void> {
     const session = this.#sessions.get(sessionKey) ?? { owner, turns: [], usedAt: this.#now() };
     // One turn per history: a repeated history (a regenerate) points at its newest answer.
+    const replaced = session.turns.filter((existing) => existing.hash === turn.hash);
+    this.#ref(
+      replaced.map((old) => old.thread),
+      -1,
+    );
     session.turns = session.turns.filter((existing) => existing.hash !== turn.hash);
     session.turns.push(copy(turn));
+    this.#ref([turn.thread], 1);
     session.usedAt = this.#now();
     this.#sessions.delete(sessionKey);
     this.#sessions.set(sessionKey, session);
-    this.#evict(this.#sessions, this.#limits.maxSessions, (evicted) =>
-      evicted.turns.map((old) => ({ ...old.thread, model: evicted.owner.model })),
-    );
+    this.#evict(this.#sessions, this.#limits.maxSessions, MemoryConversationStore.#sessionThreads);
   }
 
   async purgeOlderThan(cutoff: Date, options: { dryRun?: boolean } = {}): Promise<PurgeResult> {
@@ -256,16 +287,17 @@ export class MemoryConversationStore implements ConversationStore {
     const conversations = [...this.#conversations.values()].filter((conversation) => conversation.usedAt < cutoff);
     const sessions = [...this.#sessions].filter(([, session]) => session.usedAt < cutoff);
     const candidates = [
-      ...responses.flatMap((record) => (record.thread ? [{ ...record.thread, model: record.model }] : [])),
-      ...conversations.flatMap(({ record }) => (record.thread && record.model ? [{ ...record.thread, model: record.model }] : [])),
-      ...sessions.flatMap(([, session]) => session.turns.map((turn) => ({ ...turn.thread, model: session.owner.model }))),
+      ...responses.flatMap(MemoryConversationStore.#responseThreads),
+      ...conversations.flatMap(MemoryConversationStore.#conversationThreads),
+      ...sessions.flatMap(([, session]) => MemoryConversationStore.#sessionThreads(session)),
     ];
     const counts = { responses: responses.length, conversations: conversations.length, sessions: sessions.length };
     if (options.dryRun === true) return { ...counts, threads: [] };
     for (const record of responses) this.#responses.delete(record.id);
     for (const { record } of conversations) this.#conversations.delete(record.id);
     for (const [key] of sessions) this.#sessions.delete(key);
-    const threads = [...this.#evicted, ...this.#released(candidates)];
+    this.#ref(candidates, -1);
+    const threads = this.#released([...this.#evicted.map((thread) => ({ ...thread, checkpointId: "" })), ...candidates]);
     this.#evicted = [];
     return { ...counts, threads };
   }

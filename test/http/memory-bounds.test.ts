@@ -28,7 +28,11 @@ test("paused runs past the cap: the least recently active is expired, its checkp
   const counter: Counter = { before: 0, after: 0 };
   const registry = new GraphRegistry(
     { counter: { graph: counterGraph(counter), description: "asks", features: ["INTERRUPTS"] } },
-    { checkpointer: saver, runCoordinator: new InMemoryRunCoordinator(), pendingRuns: new MemoryPendingRunIndex(undefined, { maxPaused: 2 }) },
+    {
+      checkpointer: saver,
+      runCoordinator: new InMemoryRunCoordinator(),
+      pendingRuns: new MemoryPendingRunIndex(undefined, { maxPaused: 2 }),
+    },
   );
   const { client, close } = await serve(registry);
   try {
@@ -68,7 +72,11 @@ test("stored responses and sessions past the cap: the oldest go, and their threa
     assert.equal(threads(saver), 2, "two chains, two threads");
     await assert.rejects(client.responses.retrieve(made[0]!.id), (error: InstanceType<typeof OpenAI.APIError>) => error.status === 404);
     for (const session of ["a", "b"]) {
-      await client.chat.completions.create({ model: "stateful", messages: [{ role: "user", content: "hi" }], metadata: { session_id: session } });
+      await client.chat.completions.create({
+        model: "stateful",
+        messages: [{ role: "user", content: "hi" }],
+        metadata: { session_id: session },
+      });
     }
     assert.equal(store.size.sessions, 1);
     assert.equal(threads(saver), 3, "session a's thread went with it");

@@ -71,7 +71,8 @@ async function saveResponse(
   renderer: ResponseRenderer,
 ) {
   if (parsed.body.store === false) return;
-  const response = structuredClone(renderer.response);
+  // The store keeps its own copy; the renderer changes the response no more once it has ended.
+  const response = renderer.response;
   const inputItems = toStoredItems(parsed.items);
   const previous = parsed.body.previous_response_id ?? undefined;
   // Where a stateful graph's thread stands now: after this turn, or where its run paused.

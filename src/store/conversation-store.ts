@@ -39,6 +39,8 @@ export interface ConversationRecord {
   thread?: ThreadPoint;
   /** Items up to this position are in the thread; later ones (added through the items API) are not yet. */
   threadPosition: number;
+  /** The instructions the thread's latest turn was given, so an unchanged repeat is not added again. */
+  instructions?: string;
 }
 
 /** One turn of a chat-completions session on a stateful graph: the history it ended on and where. */
@@ -48,6 +50,18 @@ export interface SessionTurn {
   /** The hash of that history (see `historyHashes`). */
   hash: string;
   thread: ThreadPoint;
+}
+
+/** What a response in a conversation changes in it: its items, its model, and where its thread stands. */
+export interface ConversationUpdate {
+  id: string;
+  items: StoredItem[];
+  model: string;
+  thread?: ThreadPoint;
+  /** The thread has now seen every item: the thread position moves to the end. */
+  syncThread: boolean;
+  /** The instructions this turn was given (null: none). */
+  instructions?: string | null;
 }
 
 /** What `listItems` reads: a page after an item, in an order. */
@@ -100,10 +114,7 @@ export interface ConversationStore {
    * conversation, which takes the model, thread and thread position given, in the same write.
    * Returns false (and writes nothing) when that conversation no longer exists.
    */
-  saveResponse(
-    record: ResponseRecord,
-    conversation?: { id: string; items: StoredItem[]; model: string; thread?: ThreadPoint; syncThread: boolean },
-  ): Promise<boolean>;
+  saveResponse(record: ResponseRecord, conversation?: ConversationUpdate): Promise<boolean>;
   getResponse(scope: string, id: string): Promise<ResponseRecord | undefined>;
   /** Deletes a response; returns the thread it leaves unreferenced, if any, or undefined when not found. */
   deleteResponse(scope: string, id: string): Promise<{ released: ReleasedThread[] } | undefined>;

@@ -1,6 +1,7 @@
 import {
   type ConversationRecord,
   type ConversationStore,
+  type ConversationUpdate,
   type ItemPage,
   type ItemPageResult,
   type PurgeResult,
@@ -145,10 +146,7 @@ export class MemoryConversationStore implements ConversationStore {
     if (excess > 0) conversation.items.splice(0, excess);
   }
 
-  async saveResponse(
-    record: ResponseRecord,
-    conversation?: { id: string; items: StoredItem[]; model: string; thread?: ThreadPoint; syncThread: boolean },
-  ): Promise<boolean> {
+  async saveResponse(record: ResponseRecord, conversation?: ConversationUpdate): Promise<boolean> {
     if (conversation !== undefined) {
       const target = this.#conversation(record.scope, conversation.id);
       if (target === undefined) return false;
@@ -158,6 +156,8 @@ export class MemoryConversationStore implements ConversationStore {
       if (conversation.thread !== undefined) target.record.thread = { ...conversation.thread };
       this.#ref(MemoryConversationStore.#conversationThreads(target), 1);
       if (conversation.syncThread) target.record.threadPosition = target.nextPosition;
+      if (conversation.instructions === null) delete target.record.instructions;
+      else if (conversation.instructions !== undefined) target.record.instructions = conversation.instructions;
       this.#touch(target);
     }
     const replaced = this.#responses.get(record.id);

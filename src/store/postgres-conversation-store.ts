@@ -2,6 +2,7 @@ import type pg from "pg";
 import {
   type ConversationRecord,
   type ConversationStore,
+  type ConversationUpdate,
   type ItemPage,
   type ItemPageResult,
   type PurgeResult,
@@ -40,6 +41,7 @@ interface ConversationRow {
   checkpoint_id: string | null;
   thread_position: string;
   next_position: string;
+  instructions: string | null;
 }
 
 const threadOf = (row: { thread_id: string | null; checkpoint_id: string | null }): ThreadPoint | undefined =>
@@ -65,6 +67,7 @@ const toConversation = (row: ConversationRow): ConversationRecord => ({
   ...(row.model === null ? {} : { model: row.model }),
   ...(threadOf(row) === undefined ? {} : { thread: threadOf(row) }),
   threadPosition: Number(row.thread_position),
+  ...(row.instructions === null ? {} : { instructions: row.instructions }),
 });
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
@@ -122,6 +125,8 @@ export class PostgresConversationStore implements ConversationStore {
         next_position bigint NOT NULL DEFAULT 1
       )`,
       `CREATE INDEX IF NOT EXISTS chat_serve_conversations_used ON ${this.#conversations} (used_at)`,
+      // Added after the first version: tables made before gain it.
+      `ALTER TABLE ${this.#conversations} ADD COLUMN IF NOT EXISTS instructions text`,
       `CREATE INDEX IF NOT EXISTS chat_serve_conversations_thread ON ${this.#conversations} (thread_id)`,
       `CREATE TABLE IF NOT EXISTS ${this.#items} (
         conversation_id text NOT NULL REFERENCES ${this.#conversations} (id) ON DELETE CASCADE,
@@ -201,10 +206,7 @@ export class PostgresConversationStore implements ConversationStore {
     return next;
   }
 
-  async saveResponse(
-    record: ResponseRecord,
-    conversation?: { id: string; items: StoredItem[]; model: string; thread?: ThreadPoint; syncThread: boolean },
-  ): Promise<boolean> {
+  async saveResponse(record: ResponseRecord, conversation?: ConversationUpdate): Promise<boolean> {
     return this.#transaction(async (client) => {
       if (conversation !== undefined) {
         const { rowCount } = await client.query(`SELECT 1 FROM ${this.#conversations} WHERE id = $1 AND scope = $2 FOR UPDATE`, [

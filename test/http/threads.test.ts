@@ -5,6 +5,7 @@ import { tool } from "@langchain/core/tools";
 import { END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { ChatOpenAI } from "@langchain/openai";
+import { Agent, OpenAIResponsesModel, run, setTracingDisabled } from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
@@ -57,6 +58,18 @@ function plainGraph() {
     .compile();
 }
 
+/** A stateful graph that says how many system messages its thread holds. */
+function systemCountingGraph() {
+  const model = new ScriptedChatModel({
+    respond: (messages) => `${messages.filter((message) => message.type === "system").length} system; I remember: ${said(messages)}`,
+  });
+  return new StateGraph(MessagesAnnotation)
+    .addNode("chatbot", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
+    .addEdge(START, "chatbot")
+    .addEdge("chatbot", END)
+    .compile({ checkpointer: new MemorySaver() });
+}
+
 /** A stateful graph with INTERRUPTS: a message starting "confirm" asks before it answers. */
 const askingSaver = new MemorySaver();
 function askingGraph() {
@@ -83,6 +96,7 @@ before(async () => {
       tutorial: { graph: tutorialGraph(), description: "A tutorial chatbot", streamableNodeNames: ["chatbot"] },
       agent: { graph: reactAgent(), description: "A prebuilt ReAct agent", streamableNodeNames: ["agent"] },
       threaded: { graph: plainGraph(), description: "threads: true", streamableNodeNames: ["chatbot"], threads: true },
+      systems: { graph: systemCountingGraph(), description: "counts system messages" },
       asking: { graph: askingGraph(), description: "asks first", features: ["INTERRUPTS"], runCoordinator: new InMemoryRunCoordinator() },
     },
     { profiles: { "chat-ui": { prefix: "/ui/v1" } } },
@@ -194,6 +208,25 @@ describe("more clients", () => {
       previous_response_id: second.response_metadata.id as string,
     });
     assert.equal(third.text, "I remember: my name is Ada | I like tea | what is my name?");
+  });
+
+  test("the OpenAI Agents SDK: a three-turn session by previousResponseId and by conversationId; its instructions, sent every turn, reach the thread once", async () => {
+    setTracingDisabled(true);
+    const agent = new Agent({ name: "assistant", instructions: "Be brief.", model: new OpenAIResponsesModel(client, "systems") });
+    let previousResponseId: string | undefined;
+    let output = "";
+    for (const input of ["one", "two", "three"]) {
+      const result = await run(agent, input, { previousResponseId });
+      previousResponseId = result.lastResponseId;
+      output = String(result.finalOutput);
+    }
+    assert.equal(output, "1 system; I remember: one | two | three");
+    const { id: conversationId } = await client.conversations.create({});
+    for (const input of ["a", "b", "c"]) output = String((await run(agent, input, { conversationId })).finalOutput);
+    assert.equal(output, "1 system; I remember: a | b | c");
+    // Instructions that change are given to the thread.
+    const changed = new Agent({ name: "assistant", instructions: "Be verbose.", model: new OpenAIResponsesModel(client, "systems") });
+    assert.equal(String((await run(changed, "d", { conversationId })).finalOutput), "2 system; I remember: a | b | c | d");
   });
 
   /** One Open WebUI turn: its streamed request shape, its chat id header, the whole history. */

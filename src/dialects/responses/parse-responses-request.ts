@@ -250,10 +250,19 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
 
 /**
  * The request the run engine takes: the chat-completions form of a Responses body, with the
- * messages given (the earlier items of a stateless conversation, then the new input).
+ * messages given (the earlier items of a stateless conversation, then the new input), after
+ * the instructions as a system message.
  */
-export function engineRequest(body: CreateResponseBody, messages: ChatMessage[]): ChatCompletionRequest {
-  if (body.instructions) messages = [{ role: "system", content: body.instructions }, ...messages];
+export function engineRequest(
+  body: CreateResponseBody,
+  messages: ChatMessage[],
+  options: { instructionsOnThread?: string } = {},
+): ChatCompletionRequest {
+  // Instructions a continued thread already holds are not added to it again (clients such as
+  // the Agents SDK send the same instructions with every turn).
+  if (body.instructions && body.instructions !== options.instructionsOnThread) {
+    messages = [{ role: "system", content: body.instructions }, ...messages];
+  }
   return {
     model: body.model,
     messages,

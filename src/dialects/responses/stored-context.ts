@@ -35,6 +35,8 @@ export interface StoredContext {
   thread?: ThreadRequest;
   conversation?: ConversationRecord;
   previous?: ResponseRecord;
+  /** On a continued thread: the instructions its last turn was given, already in its state. */
+  instructionsOnThread?: string;
 }
 
 /** The items of a stored chain, oldest first: each response's input items, then its output. */
@@ -81,7 +83,13 @@ export async function resolveStoredContext(options: {
           { param: "previous_response_id" },
         );
       }
-      return { before: [], previous, thread: { kind: "continue", threadId: previous.thread.threadId, from: previous.thread.checkpointId } };
+      const instructions = previous.response.instructions;
+      return {
+        before: [],
+        previous,
+        thread: { kind: "continue", threadId: previous.thread.threadId, from: previous.thread.checkpointId },
+        ...(typeof instructions === "string" ? { instructionsOnThread: instructions } : {}),
+      };
     }
     return { before: historyItems(await chainItems(store, scope, previous, timeoutMs)), previous };
   }
@@ -103,6 +111,7 @@ export async function resolveStoredContext(options: {
     return {
       before,
       conversation,
+      ...(thread !== undefined && conversation.instructions !== undefined ? { instructionsOnThread: conversation.instructions } : {}),
       thread:
         thread === undefined
           ? { kind: "continue", threadId: threadKey(scope, model, `conversation:${id}`) }

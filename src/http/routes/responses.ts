@@ -55,7 +55,8 @@ async function resolveRequest(request: FastifyRequest, options: RunRouteOptions,
     threadHasCalls: context.thread !== undefined,
   });
   if (messages.length === 0) throw new InvalidRequestError("input must hold at least one item.", { param: "input" });
-  return { scope, stateful, context, engine: engineRequest(parsed.body, messages), plannedId };
+  const instructions = context.instructionsOnThread === undefined ? {} : { instructionsOnThread: context.instructionsOnThread };
+  return { scope, stateful, context, engine: engineRequest(parsed.body, messages, instructions), plannedId };
 }
 
 /**
@@ -100,6 +101,7 @@ async function saveResponse(
             model: response.model,
             ...(point === undefined ? {} : { thread: point }),
             syncThread: resolved.stateful,
+            ...(resolved.stateful ? { instructions: parsed.body.instructions ?? null } : {}),
           },
     ),
   );

@@ -34,7 +34,9 @@ export function closeWhenAllDrained(): void {
   const check = () => {
     const live = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined && !worker.isDead());
     if (live.every((worker) => drained.has(worker!.id))) {
-      for (const worker of live) if (worker!.isConnected()) worker!.send({ type: CLOSE });
+      // A worker may exit between the check and the send: its channel is gone (EPIPE), and
+      // with a callback that error is handled here instead of crashing the primary.
+      for (const worker of live) if (worker!.isConnected()) worker!.send({ type: CLOSE }, undefined, () => {});
     }
   };
   cluster.on("message", (worker, message: { type?: string } | null) => {

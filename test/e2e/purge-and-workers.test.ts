@@ -225,7 +225,8 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
           assert.equal(requestsOf(text), 8, text.slice(0, 2_000));
         }
       } finally {
-        assert.equal(await server.stop("SIGTERM"), 0);
+        const code = await server.stop("SIGTERM");
+        assert.equal(code, 0, `chat-serve exited with ${code}:\n${server.output()}`);
       }
     }
   });

@@ -34,7 +34,14 @@ const state = {
   messages: [],
   /** @type {AbortController | undefined} the request in flight */
   inFlight: undefined,
+  /** The conversation's session: a stateful model keeps it on a thread. New with each new chat. */
+  session: newSessionId(),
 };
+
+/** A random session id (getRandomValues works on plain http too, where randomUUID does not). */
+function newSessionId() {
+  return `playground-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
 
 /** Creates an element with a class and text; text is always text, never HTML. */
 function node(tag, className, text) {
@@ -204,6 +211,7 @@ function parseOr(text, fallback) {
 function resetConversation() {
   state.inFlight?.abort();
   state.messages = [];
+  state.session = newSessionId();
   elements.transcript.replaceChildren();
 }
 
@@ -340,13 +348,14 @@ function requestBody(stream) {
   const model = state.model;
   const extension = model.graph_chat_serve ?? {};
   const body = { model: model.id, messages: state.messages, stream };
-  const metadata = {};
+  // A stateful model continues its thread from the last turn; the others ignore the session.
+  const metadata = { session_id: state.session };
   if (extension.client_settings !== undefined) metadata.graph_runtime_settings = JSON.stringify(readSettings());
   if (stream) {
     body.stream_options = { include_usage: true };
     if (extension.capabilities?.client_events !== undefined) metadata.graph_stream_events = "v1";
   }
-  if (Object.keys(metadata).length > 0) body.metadata = metadata;
+  body.metadata = metadata;
   return body;
 }
 

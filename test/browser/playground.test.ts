@@ -71,6 +71,31 @@ describe("the playground in a real browser", { skip: chromium.skip }, () => {
     assert.deepEqual(problems, { requests: [], errors: [] });
   });
 
+  test("memory: a chat is one session, kept on the model's thread; a new chat is a new session", async () => {
+    await pick("memory");
+    await page.click("#new-chat");
+    const sessions: string[] = [];
+    const onRequest = (request: { url(): string; postData(): string | null }) => {
+      if (request.url().endsWith("/chat/completions")) sessions.push(JSON.parse(request.postData() ?? "{}").metadata?.session_id);
+    };
+    page.on("request", onRequest);
+    try {
+      await say("one");
+      await say("two");
+      assert.equal(await lastAnswer().locator(".content").textContent(), 'You said "two". Before that you said: "one".');
+      await page.click("#new-chat");
+      await say("three");
+      assert.equal(await lastAnswer().locator(".content").textContent(), 'You said "three". This is the start of our conversation.');
+    } finally {
+      page.off("request", onRequest);
+    }
+    assert.equal(sessions.length, 3);
+    assert.match(sessions[0]!, /^playground-[0-9a-f]{32}$/u);
+    assert.equal(sessions[1], sessions[0], "one chat, one session");
+    assert.notEqual(sessions[2], sessions[0], "a new chat, a new session");
+    assert.deepEqual(problems, { requests: [], errors: [] });
+  });
+
   test("think: the reasoning is shown collapsed above the answer, streamed and complete", async () => {
     await pick("think");
     for (const stream of [true, false]) {

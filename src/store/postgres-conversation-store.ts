@@ -10,65 +10,16 @@ import {
   type ResponseRecord,
   type SessionTurn,
   type StoredItem,
-  type ThreadPoint,
   UnknownCursorError,
 } from "./conversation-store.js";
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-interface ResponseRow {
-  id: string;
-  scope: string;
-  model: string;
-  created_at: Date;
-  response: Record<string, unknown>;
-  input_items: StoredItem[];
-  previous_response_id: string | null;
-  conversation_id: string | null;
-  thread_id: string | null;
-  checkpoint_id: string | null;
-}
-
-interface ConversationRow {
-  id: string;
-  scope: string;
-  created_at: Date;
-  metadata: Record<string, string>;
-  model: string | null;
-  thread_id: string | null;
-  checkpoint_id: string | null;
-  thread_position: string;
-  next_position: string;
-  instructions: string | null;
-}
-
-const threadOf = (row: { thread_id: string | null; checkpoint_id: string | null }): ThreadPoint | undefined =>
-  row.thread_id === null || row.checkpoint_id === null ? undefined : { threadId: row.thread_id, checkpointId: row.checkpoint_id };
-
-const toResponse = (row: ResponseRow): ResponseRecord => ({
-  id: row.id,
-  scope: row.scope,
-  model: row.model,
-  createdAt: row.created_at,
-  response: row.response,
-  inputItems: row.input_items,
-  ...(row.previous_response_id === null ? {} : { previousResponseId: row.previous_response_id }),
-  ...(row.conversation_id === null ? {} : { conversationId: row.conversation_id }),
-  ...(threadOf(row) === undefined ? {} : { thread: threadOf(row) }),
-});
-
-const toConversation = (row: ConversationRow): ConversationRecord => ({
-  id: row.id,
-  scope: row.scope,
-  createdAt: row.created_at,
-  metadata: row.metadata,
-  ...(row.model === null ? {} : { model: row.model }),
-  ...(threadOf(row) === undefined ? {} : { thread: threadOf(row) }),
-  threadPosition: Number(row.thread_position),
-  ...(row.instructions === null ? {} : { instructions: row.instructions }),
-});
+import {
+  type ConversationRow,
+  type ResponseRow,
+  storeTables,
+  tableStatements,
+  toConversation,
+  toResponse,
+} from "./postgres-store-tables.js";
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
@@ -80,7 +31,7 @@ type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 export class PostgresConversationStore implements ConversationStore {
   readonly durable = true;
   readonly #pool: pg.Pool;
-  readonly #schema: string;
+  readonly #schemaName: string;
   readonly #responses: string;
   readonly #conversations: string;
   readonly #items: string;
@@ -88,69 +39,16 @@ export class PostgresConversationStore implements ConversationStore {
 
   constructor(pool: pg.Pool, schema = "public") {
     this.#pool = pool;
-    this.#schema = quoteIdentifier(schema);
-    this.#responses = `${this.#schema}.chat_serve_responses`;
-    this.#conversations = `${this.#schema}.chat_serve_conversations`;
-    this.#items = `${this.#schema}.chat_serve_conversation_items`;
-    this.#turns = `${this.#schema}.chat_serve_session_turns`;
+    this.#schemaName = schema;
+    const tables = storeTables(schema);
+    this.#responses = tables.responses;
+    this.#conversations = tables.conversations;
+    this.#items = tables.items;
+    this.#turns = tables.turns;
   }
 
   async setup(): Promise<void> {
-    const statements = [
-      `CREATE SCHEMA IF NOT EXISTS ${this.#schema}`,
-      `CREATE TABLE IF NOT EXISTS ${this.#responses} (
-        id text PRIMARY KEY,
-        scope text NOT NULL,
-        model text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        response jsonb NOT NULL,
-        input_items jsonb NOT NULL,
-        previous_response_id text,
-        conversation_id text,
-        thread_id text,
-        checkpoint_id text
-      )`,
-      `CREATE INDEX IF NOT EXISTS chat_serve_responses_created ON ${this.#responses} (created_at)`,
-      `CREATE INDEX IF NOT EXISTS chat_serve_responses_thread ON ${this.#responses} (thread_id)`,
-      `CREATE TABLE IF NOT EXISTS ${this.#conversations} (
-        id text PRIMARY KEY,
-        scope text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        used_at timestamptz NOT NULL DEFAULT now(),
-        metadata jsonb NOT NULL,
-        model text,
-        thread_id text,
-        checkpoint_id text,
-        thread_position bigint NOT NULL DEFAULT 0,
-        next_position bigint NOT NULL DEFAULT 1
-      )`,
-      `CREATE INDEX IF NOT EXISTS chat_serve_conversations_used ON ${this.#conversations} (used_at)`,
-      // Added after the first version: tables made before gain it.
-      `ALTER TABLE ${this.#conversations} ADD COLUMN IF NOT EXISTS instructions text`,
-      `CREATE INDEX IF NOT EXISTS chat_serve_conversations_thread ON ${this.#conversations} (thread_id)`,
-      `CREATE TABLE IF NOT EXISTS ${this.#items} (
-        conversation_id text NOT NULL REFERENCES ${this.#conversations} (id) ON DELETE CASCADE,
-        position bigint NOT NULL,
-        id text NOT NULL,
-        item jsonb NOT NULL,
-        PRIMARY KEY (conversation_id, position)
-      )`,
-      `CREATE INDEX IF NOT EXISTS chat_serve_conversation_items_id ON ${this.#items} (conversation_id, id)`,
-      `CREATE TABLE IF NOT EXISTS ${this.#turns} (
-        session_key text NOT NULL,
-        hash text NOT NULL,
-        scope text NOT NULL,
-        model text NOT NULL,
-        length integer NOT NULL,
-        thread_id text NOT NULL,
-        checkpoint_id text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (session_key, hash)
-      )`,
-      `CREATE INDEX IF NOT EXISTS chat_serve_session_turns_created ON ${this.#turns} (created_at)`,
-      `CREATE INDEX IF NOT EXISTS chat_serve_session_turns_thread ON ${this.#turns} (thread_id)`,
-    ];
-    for (const statement of statements) await this.#pool.query(statement);
+    for (const statement of tableStatements(storeTables(this.#schemaName))) await this.#pool.query(statement);
   }
 
   async check(): Promise<void> {

@@ -3,6 +3,7 @@ import { after, describe, test } from "node:test";
 import OpenAI from "openai";
 import pg from "pg";
 import { type RunningServer, runCli, startCli } from "../helpers/cli.js";
+import { eventually } from "../helpers/eventually.js";
 import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -56,7 +57,10 @@ describe("two processes on one Postgres store", { skip, timeout: 120_000 }, () =
   test("made on one, retrieved, continued and deleted on the other; a thread continued on both stays one", async () => {
     const { clients, servers, dir, schema } = await twoServers();
     const [one, two] = clients;
-    assert.match(servers[0]!.output(), /stored\s+responses and conversations in Postgres, kept 30d after their last use/u);
+    // The banner follows the ready line.
+    await eventually(async () => {
+      assert.match(servers[0]!.output(), /stored\s+responses and conversations in Postgres, kept 30d after their last use/u);
+    }, 5_000);
 
     const first = await one.responses.create({ model: "stateless", input: "a" });
     assert.equal((await two.responses.retrieve(first.id)).output_text, "I remember: a");

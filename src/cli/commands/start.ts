@@ -232,7 +232,12 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const playground = server.playground ?? isLoopback(host);
   const app = await serve.bind({ prefix, docs, playground, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
-  const expiry = loaded.config.pendingRuns;
+  // With the memory checkpointer, paused runs are bounded by age as well as by count: by the
+  // store's retention, unless pendingRuns says otherwise.
+  const retention = storeConfigOf(loaded.config);
+  const expiry =
+    loaded.config.pendingRuns ??
+    (loaded.config.checkpointer.kind === "memory" ? { expireAfter: retention.expireAfter, sweepEvery: retention.sweepEvery } : undefined);
   const sweeper =
     expiry === undefined
       ? undefined
@@ -249,8 +254,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
     store: backends.store,
     coordinator: backends.runCoordinator,
     deleteThread: (model, threadId) => registry.deleteThread(model, threadId),
-    expireAfterMs: parseDuration(storeConfigOf(loaded.config).expireAfter)!,
-    sweepEveryMs: parseDuration(storeConfigOf(loaded.config).sweepEvery)!,
+    expireAfterMs: parseDuration(retention.expireAfter)!,
+    sweepEveryMs: parseDuration(retention.sweepEvery)!,
     timeoutMs: loaded.config.backendTimeoutMs,
     log: app.log,
   });

@@ -100,6 +100,22 @@ export function assertMatchesResponses(name: ResponsesSchemaName, body: unknown)
   if (name !== "CreateResponse") checkOpenResponses(name, body);
 }
 
+/**
+ * Asserts that an item as the stored-response and conversation lists return it (with its
+ * id and status) validates against OpenAI's item schema for its kind and Open Responses'.
+ */
+export function assertMatchesItem(item: { type?: unknown; role?: unknown }): void {
+  const byType: Record<string, [string, string]> = {
+    function_call: ["FunctionToolCall", "FunctionCall"],
+    function_call_output: ["FunctionToolCallOutputResource", "FunctionCallOutput"],
+    message: [item.role === "assistant" ? "OutputMessage" : "InputMessage", "Message"],
+  };
+  const schemas = byType[String(item.type)];
+  assert.ok(schemas, `an item of type '${String(item.type)}'`);
+  check(`openai-responses#/components/schemas/${schemas[0]}`, item, schemas[0]);
+  check(`open-responses#/components/schemas/${schemas[1]}`, item, `Open Responses ${schemas[1]}`);
+}
+
 /** Asserts that a body validates against one schema of the OpenAI spec. */
 export function assertMatchesOpenAI(name: OpenAISchemaName, body: unknown): void {
   check(`openai#/components/schemas/${name}`, body, name);

@@ -4,7 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import OpenAI from "openai";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
-import { assertMatchesResponses } from "../helpers/openai-schema.js";
+import { assertMatchesItem, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // Stored responses and the Conversations API through the real `openai` client: what is
@@ -105,7 +105,10 @@ describe("stored responses", () => {
     const rest = await client.responses.inputItems.list(created.id, { order: "asc", after: ascending.data.at(-1)!.id });
     assert.deepEqual(rest.data.map(textOf), ["four", "five"]);
     assert.equal(rest.has_more, false);
-    for (const item of ascending.data) assert.match(item.id!, /^msg_[0-9a-f]{32}$/u);
+    for (const item of ascending.data) {
+      assert.match(item.id!, /^msg_[0-9a-f]{32}$/u);
+      assertMatchesItem(item);
+    }
   });
 
   test("a deleted response is gone: retrieve, continue and delete again are 404", async () => {
@@ -127,6 +130,26 @@ describe("stored responses", () => {
     const second = await client.responses.create({ model: "recall", previous_response_id: first.id, input: "b" });
     const third = await client.responses.create({ model: "recall", previous_response_id: second.id, input: "c" });
     assert.equal(third.output_text, "I remember: a | b | c");
+  });
+
+  test("function calls and their outputs are stored and listed as items", async () => {
+    const input: OpenAI.Responses.ResponseInputItem[] = [
+      { role: "system", content: "be kind" },
+      { role: "user", content: [{ type: "input_text", text: "weather?" }] },
+      { type: "function_call", call_id: "call_1", name: "get_weather", arguments: "{}" },
+      { type: "function_call_output", call_id: "call_1", output: "sunny" },
+      { role: "assistant", content: "It is sunny." },
+      { role: "user", content: "thanks" },
+    ];
+    const created = await client.responses.create({ model: "recall", input });
+    const items = await client.responses.inputItems.list(created.id, { order: "asc" });
+    assert.deepEqual(
+      items.data.map((item) => item.type),
+      ["message", "message", "function_call", "function_call_output", "message", "message"],
+    );
+    for (const item of items.data) assertMatchesItem(item);
+    const conversation = await client.conversations.create({ items: input });
+    for (const item of (await client.conversations.items.list(conversation.id)).data) assertMatchesItem(item);
   });
 
   test("a response made with store: false is not stored and cannot be continued", async () => {
@@ -198,6 +221,7 @@ describe("the Conversations API", () => {
     assert.equal(second.output_text, "I remember: seeded | one | two");
     const items = await client.conversations.items.list(conversation.id, { order: "asc" });
     assert.deepEqual(items.data.map(textOf), ["seeded", "one", "I remember: seeded | one", "two", "I remember: seeded | one | two"]);
+    for (const item of items.data) assertMatchesItem(item);
   });
 
   test("a stateful conversation: items added between turns reach the graph with the next turn, once", async () => {

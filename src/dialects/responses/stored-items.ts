@@ -9,9 +9,13 @@ function newId(prefix: "msg" | "fc" | "fco"): string {
 
 function contentParts(content: string | InputContentPart[], role: string): Record<string, unknown>[] {
   if (typeof content !== "string") {
-    return content.map((part) => (part.type === "output_text" ? { type: "output_text", text: part.text, annotations: [] } : { ...part }));
+    return content.map((part) =>
+      part.type === "output_text" ? { type: "output_text", text: part.text, annotations: [], logprobs: [] } : { ...part },
+    );
   }
-  return [role === "assistant" ? { type: "output_text", text: content, annotations: [] } : { type: "input_text", text: content }];
+  return [
+    role === "assistant" ? { type: "output_text", text: content, annotations: [], logprobs: [] } : { type: "input_text", text: content },
+  ];
 }
 
 /**

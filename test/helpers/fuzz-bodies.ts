@@ -272,3 +272,63 @@ export function responsesFuzzCase(random: Random): FuzzCase {
   }
   return { payload: JSON.stringify(kind >= 4 ? mutate(random, body) : body) ?? "null", contentType };
 }
+
+/** A request to the Conversations API or a stored-response read: a method, a path and maybe a body. */
+export function storedObjectsFuzzCase(
+  random: Random,
+  ids: { conversation: string; response: string; item: string },
+): FuzzCase & {
+  method: "GET" | "POST" | "DELETE";
+  url: string;
+} {
+  const id = (real: string) =>
+    random.pick([
+      real,
+      real,
+      randomString(random),
+      `conv_${randomString(random)}`,
+      `resp_${"0".repeat(40)}`,
+      "../x",
+      "%00",
+      "a".repeat(300),
+    ]);
+  const query = () =>
+    random.chance(0.5)
+      ? ""
+      : `?${["after", "limit", "order", "include", "stream", random.pick(PROTOTYPE_KEYS)]
+          .filter(() => random.chance(0.4))
+          .map((key) => `${encodeURIComponent(key)}=${encodeURIComponent(JSON.stringify(randomValue(random)) ?? "")}`)
+          .join("&")}`;
+  const body = () => {
+    const value: Record<string, unknown> = {};
+    if (random.chance(0.6)) value.items = Array.from({ length: random.int(25) }, () => randomResponsesItem(random));
+    if (random.chance(0.5)) value.metadata = randomValue(random);
+    if (random.chance(0.1)) value[random.pick(PROTOTYPE_KEYS)] = randomValue(random);
+    const text = JSON.stringify(random.chance(0.2) ? mutate(random, value) : value) ?? "null";
+    return random.chance(0.1) ? text.slice(0, random.int(text.length)) : text;
+  };
+  const contentType = random.chance(0.95) ? "application/json" : random.pick([undefined, "text/plain"]);
+  switch (random.int(8)) {
+    case 0:
+      return { method: "POST", url: "/v1/conversations", payload: body(), contentType };
+    case 1:
+      return { method: "POST", url: `/v1/conversations/${id(ids.conversation)}`, payload: body(), contentType };
+    case 2:
+      return { method: "POST", url: `/v1/conversations/${id(ids.conversation)}/items${query()}`, payload: body(), contentType };
+    case 3:
+      return { method: "GET", url: `/v1/conversations/${id(ids.conversation)}/items${query()}`, payload: "", contentType: undefined };
+    case 4:
+      return { method: "GET", url: `/v1/conversations/${id(ids.conversation)}/items/${id(ids.item)}`, payload: "", contentType: undefined };
+    case 5:
+      return { method: "GET", url: `/v1/responses/${id(ids.response)}/input_items${query()}`, payload: "", contentType: undefined };
+    case 6:
+      return { method: "GET", url: `/v1/responses/${id(ids.response)}${query()}`, payload: "", contentType: undefined };
+    default:
+      return {
+        method: "DELETE",
+        url: `/v1/conversations/${id(ids.conversation)}/items/${id(ids.item)}`,
+        payload: "",
+        contentType: undefined,
+      };
+  }
+}

@@ -6,7 +6,7 @@ import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
-import { fuzzCase, generator, responsesFuzzCase } from "../helpers/fuzz-bodies.js";
+import { fuzzCase, generator, responsesFuzzCase, storedObjectsFuzzCase } from "../helpers/fuzz-bodies.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { parseSse } from "../helpers/server.js";
 
@@ -104,4 +104,41 @@ test(`${RESPONSES_COUNT} fuzzed Responses bodies: no 5xx, every error a valid Er
   // floor; the old 4 % failed one seed in about ten.
   assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 50, `statuses: ${JSON.stringify([...statuses])}`);
   assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 5, `statuses: ${JSON.stringify([...statuses])}`);
+});
+
+test(`${RESPONSES_COUNT} fuzzed requests to the stored responses and the Conversations API: no 5xx (seed ${SEED})`, {
+  timeout: 600_000,
+}, async () => {
+  const random = generator(SEED + 2);
+  const inject = async (method: "GET" | "POST" | "DELETE", url: string, payload?: string, contentType?: string) =>
+    app.inject({ method, url, headers: contentType === undefined ? {} : { "content-type": contentType }, ...(payload ? { payload } : {}) });
+  const response = JSON.parse(
+    (await inject("POST", "/v1/responses", JSON.stringify({ model: "echo", input: "hi" }), "application/json")).body,
+  );
+  const statuses = new Map<number, number>();
+  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
+    // A live conversation with an item, now and then a fresh one (the fuzzer deletes items).
+    const conversation = JSON.parse(
+      (await inject("POST", "/v1/conversations", JSON.stringify({ items: [{ role: "user", content: "x" }] }), "application/json")).body,
+    );
+    const item = JSON.parse((await inject("GET", `/v1/conversations/${conversation.id}/items`)).body).data[0].id;
+    const { method, url, payload, contentType } = storedObjectsFuzzCase(random, {
+      conversation: conversation.id,
+      response: response.id,
+      item,
+    });
+    const result = await inject(method, url, payload, contentType);
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${method} ${url} ${payload.slice(0, 300)}`;
+    statuses.set(result.statusCode, (statuses.get(result.statusCode) ?? 0) + 1);
+    assert.ok(result.statusCode < 500, `${result.statusCode} ${result.body.slice(0, 500)}\n${where}`);
+    if (result.statusCode >= 400) {
+      try {
+        assertMatchesResponses("ErrorResponse", JSON.parse(result.body));
+      } catch (error) {
+        assert.fail(`${(error as Error).message}\n${where}`);
+      }
+    }
+  }
+  assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) + (statuses.get(404) ?? 0) > RESPONSES_COUNT / 5, `statuses: ${JSON.stringify([...statuses])}`);
 });

@@ -110,7 +110,8 @@ export interface ConversationStore {
   readonly durable: boolean;
 
   /**
-   * Stores a response. With `conversation`, its input and output items are appended to that
+   * Stores a response, or replaces the one stored under its id (a background response is
+   * saved as it goes, then once more when it ends). With `conversation`, its input and output items are appended to that
    * conversation, which takes the model, thread and thread position given, in the same write.
    * Returns false (and writes nothing) when that conversation no longer exists.
    */

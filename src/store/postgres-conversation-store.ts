@@ -131,7 +131,11 @@ export class PostgresConversationStore implements ConversationStore {
       await client.query(
         `INSERT INTO ${this.#responses}
            (id, scope, model, created_at, response, input_items, previous_response_id, conversation_id, thread_id, checkpoint_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (id) DO UPDATE SET
+           response = EXCLUDED.response, input_items = EXCLUDED.input_items,
+           thread_id = EXCLUDED.thread_id, checkpoint_id = EXCLUDED.checkpoint_id
+         WHERE ${this.#responses}.scope = EXCLUDED.scope`,
         [
           record.id,
           record.scope,

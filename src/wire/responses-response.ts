@@ -68,7 +68,7 @@ export interface ResponseObject {
   object: "response";
   created_at: number;
   completed_at: number | null;
-  status: "in_progress" | "completed" | "incomplete" | "failed";
+  status: "queued" | "in_progress" | "completed" | "incomplete" | "failed" | "cancelled";
   model: string;
   output: OutputItem[];
   error: { code: "server_error" | "rate_limit_exceeded"; message: string } | null;
@@ -97,7 +97,8 @@ export interface ResponseObject {
   usage: ResponsesUsage | null;
   /** Whether the response is stored (`store`, default true), so it can be retrieved and continued. */
   store: boolean;
-  background: false;
+  /** Whether it runs in the background: queued, worked by any process, retrieved and reattached later. */
+  background: boolean;
   /** The conversation the response belongs to, when the request named one. */
   conversation?: { id: string };
 }

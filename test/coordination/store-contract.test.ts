@@ -75,6 +75,16 @@ for (const { name, skip, make } of implementations) {
       assert.equal(await store.deleteResponse("a", record.id), undefined);
     });
 
+    test("saving a response again replaces it (a background response is saved as it goes)", async () => {
+      const store = await make();
+      const record = response("a", { response: { id: "x", status: "queued" } });
+      await store.saveResponse(record);
+      const done = { ...record, response: { id: "x", status: "completed" }, thread: { threadId: "t", checkpointId: "c" } };
+      await store.saveResponse(done);
+      assert.deepEqual(await store.getResponse("a", record.id), done);
+      assert.deepEqual((await store.deleteResponse("a", record.id))?.released, [{ threadId: "t", model: "m" }]);
+    });
+
     test("a thread is released only when nothing refers to it any more", async () => {
       const store = await make();
       const thread = { threadId: randomUUID(), checkpointId: "c" };

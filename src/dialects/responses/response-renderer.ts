@@ -64,8 +64,9 @@ export class ResponseRenderer {
     private readonly clientEvents: boolean,
     /** Complete responses skip building the events: only the response object is kept. */
     private readonly streaming: boolean,
-    conversationId?: string,
+    options: { conversationId?: string; background?: boolean } = {},
   ) {
+    const { conversationId } = options;
     this.response = {
       id,
       object: "response",
@@ -79,7 +80,7 @@ export class ResponseRenderer {
       ...echoedSettings(body),
       usage: null,
       store: body.store !== false,
-      background: false,
+      background: options.background === true,
       ...(conversationId === undefined ? {} : { conversation: { id: conversationId } }),
     };
   }
@@ -100,6 +101,33 @@ export class ResponseRenderer {
       ...this.#event("response.created", () => ({ response: this.#snapshot() })),
       ...this.#event("response.in_progress", () => ({ response: this.#snapshot() })),
     ];
+  }
+
+  /** A background response as it is queued: `queued`, and its `response.created` event (number 0). */
+  queued(): ResponseStreamEvent[] {
+    this.response.status = "queued";
+    return this.#event("response.created", () => ({ response: this.#snapshot() }));
+  }
+
+  /**
+   * A background response as a worker starts it: `in_progress`, and its `response.in_progress`
+   * event, numbered after the `response.created` its queueing sent.
+   */
+  started(): ResponseStreamEvent[] {
+    this.response.status = "in_progress";
+    this.#sequence = Math.max(this.#sequence, 1);
+    return this.#event("response.in_progress", () => ({ response: this.#snapshot() }));
+  }
+
+  /**
+   * A cancelled response: what was said so far stays, unfinished items are `incomplete`, the
+   * status is `cancelled`. No stream event is defined for it; the stream ends there.
+   */
+  cancel(): void {
+    for (const open of [this.#answer, this.#reasoning]) if (open !== undefined) open.item.status = "incomplete";
+    this.#answer = undefined;
+    this.#reasoning = undefined;
+    this.response.status = "cancelled";
   }
 
   /** The events of one run event. */

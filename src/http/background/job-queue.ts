@@ -1,0 +1,109 @@
+/** What a background job carries: enough for any worker to run it, nothing of the HTTP request. */
+export interface BackgroundJob {
+  /** The response the job answers (also the job's id). */
+  responseId: string;
+  /** The server-trusted scope (tenant) of the request. */
+  scope: string;
+  tenant?: string;
+  /** The request id of the POST that queued it, for the logs. */
+  requestId: string;
+  /** The Responses request body, as the client sent it. */
+  body: Record<string, unknown>;
+}
+
+/** Runs one job; the signal fires when the job is cancelled or the worker stops. */
+export type JobHandler = (job: BackgroundJob, signal: AbortSignal) => Promise<void>;
+
+/** Where background jobs wait for a worker, and how a cancel reaches the one running a job. */
+export interface BackgroundQueue {
+  /** Adds a job; it runs once, on one worker. */
+  enqueue(job: BackgroundJob): Promise<void>;
+  /**
+   * Cancels a job: one that waits never starts (true), one that runs has its signal fired
+   * (true); false when the queue knows no such job (it has ended).
+   */
+  cancel(responseId: string): Promise<boolean>;
+  /** Starts working jobs with the handler, at most `concurrency` at a time. */
+  work(handler: JobHandler, concurrency: number): void;
+  /** How many jobs wait and run right now. */
+  counts(): { waiting: number; running: number };
+  /** Stops taking jobs; those running go on (`drain` waits for them). */
+  close(): Promise<void>;
+}
+
+/** Why a job's signal fired. */
+export class JobCancelledError extends Error {
+  constructor() {
+    super("The response was cancelled.");
+  }
+}
+
+/**
+ * The embedded queue: jobs in this process's memory, worked by this process. No service, the
+ * same semantics as a shared queue within one process, and nothing survives a restart.
+ */
+export class InProcessQueue implements BackgroundQueue {
+  readonly #waiting: BackgroundJob[] = [];
+  readonly #running = new Map<string, AbortController>();
+  #handler: JobHandler | undefined;
+  #concurrency = 1;
+  #closed = false;
+
+  async enqueue(job: BackgroundJob): Promise<void> {
+    if (this.#closed) throw new Error("the background queue is closed");
+    this.#waiting.push(job);
+    this.#pump();
+  }
+
+  async cancel(responseId: string): Promise<boolean> {
+    const waiting = this.#waiting.findIndex((job) => job.responseId === responseId);
+    if (waiting >= 0) {
+      const [job] = this.#waiting.splice(waiting, 1);
+      // A job cancelled before it started still runs its handler, with its signal fired, so
+      // the response ends `cancelled` the one way every cancel ends it.
+      this.#start(job!, true);
+      return true;
+    }
+    const running = this.#running.get(responseId);
+    if (running === undefined) return false;
+    running.abort(new JobCancelledError());
+    return true;
+  }
+
+  work(handler: JobHandler, concurrency: number): void {
+    this.#handler = handler;
+    this.#concurrency = Math.max(1, concurrency);
+    this.#pump();
+  }
+
+  counts(): { waiting: number; running: number } {
+    return { waiting: this.#waiting.length, running: this.#running.size };
+  }
+
+  #pump(): void {
+    while (this.#handler !== undefined && !this.#closed && this.#running.size < this.#concurrency && this.#waiting.length > 0) {
+      this.#start(this.#waiting.shift()!, false);
+    }
+  }
+
+  #start(job: BackgroundJob, cancelled: boolean): void {
+    const controller = new AbortController();
+    if (cancelled) controller.abort(new JobCancelledError());
+    this.#running.set(job.responseId, controller);
+    const handler = this.#handler;
+    const done = () => {
+      this.#running.delete(job.responseId);
+      this.#pump();
+    };
+    if (handler === undefined) {
+      done();
+      return;
+    }
+    // The handler reports its own failures (the response ends `failed`); nothing escapes here.
+    handler(job, controller.signal).then(done, done);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+}

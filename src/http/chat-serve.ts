@@ -8,6 +8,9 @@ import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { escapeHtml } from "../util/escape-html.js";
 import { Authenticator, type AuthSettings, bearerToken, secretDigest } from "./auth.js";
+import { BackgroundRuns } from "./background/background-runs.js";
+import { MemoryEventLog } from "./background/event-log.js";
+import { InProcessQueue } from "./background/job-queue.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./framework-errors.js";
 import { type LimitSettings, RunLimits } from "./limits.js";
@@ -98,6 +101,7 @@ function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
 }
 
 const DEFAULT_BODY_LIMIT = 1_048_576;
+const DEFAULT_BACKGROUND_CONCURRENCY = 4;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 /** How long a client may take to send a request; a response, however long it streams, is never cut. */
@@ -195,6 +199,11 @@ export interface ChatServeOptions {
   metrics?: MetricsSettings;
   /** Browser origins allowed to call the API (CORS), like `https://app.example.com`. Default: none. */
   cors?: { origins: readonly string[] };
+  /**
+   * Background responses (`background: true`): how many this process runs at once (default
+   * 4). They run in this process, from an in-memory queue: they do not survive a restart.
+   */
+  background?: { concurrency?: number };
   /**
    * Langfuse tracing. Default: on when `SVC_ENABLE_TRACING` is true, with the `TRACING_*`
    * keys. `false` turns it off whatever the environment says; to use a custom handler, leave
@@ -294,8 +303,19 @@ export class ChatServe {
       this.app.get("/health", async () => ({ status: "ok" }));
       registerRootPointers(this.app, { prefix, docs, playground });
     }
+    const background = new BackgroundRuns({
+      registry: this.registry,
+      queue: new InProcessQueue(),
+      events: new MemoryEventLog(),
+      runs: this.#runs,
+      backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+      concurrency: this.#options.background?.concurrency ?? DEFAULT_BACKGROUND_CONCURRENCY,
+      log: this.app.log,
+    });
+    this.app.addHook("onClose", () => background.close());
     const pluginOptions = {
       prefix,
+      background,
       registry: this.registry,
       checkpointScope: this.#options.checkpointScope,
       tracing: this.#tracing,

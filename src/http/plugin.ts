@@ -12,6 +12,7 @@ import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
 import type { Authenticator, Caller } from "./auth.js";
+import type { BackgroundRuns } from "./background/background-runs.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import type { RunLimits } from "./limits.js";
 import type { ApiLabel, ServerMetrics } from "./metrics.js";
@@ -58,6 +59,8 @@ export interface ChatServePluginOptions {
   answerTasks: boolean;
   /** Prometheus metrics; absent: none are kept. */
   metrics?: ServerMetrics;
+  /** Background responses, worked by this process's queue. */
+  background?: BackgroundRuns;
   /** Request rates and concurrent runs per tenant; absent: no limits. */
   limits?: RunLimits;
   /** API keys and tenants; absent: every caller is let in. */
@@ -265,6 +268,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   refuseOtherMethods(app, "/responses", ["POST"]);
   refuseOtherMethods(app, "/responses/:id", ["GET", "DELETE"]);
   refuseOtherMethods(app, "/responses/:id/input_items", ["GET"]);
+  refuseOtherMethods(app, "/responses/:id/cancel", ["POST"]);
   refuseOtherMethods(app, "/conversations", ["POST"]);
   refuseOtherMethods(app, "/conversations/:id", ["GET", "POST", "DELETE"]);
   refuseOtherMethods(app, "/conversations/:id/items", ["GET", "POST"]);

@@ -8,6 +8,7 @@ import type { RunStreamEvent } from "../runs/stream-run.js";
 import type { ThreadRequest } from "../runs/threads/run-thread.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
+import type { BackgroundRuns } from "./background/background-runs.js";
 import { toServeError } from "./error-mapper.js";
 import type { Admission, RunLimits } from "./limits.js";
 import type { ApiLabel, ServerMetrics } from "./metrics.js";
@@ -60,6 +61,8 @@ export interface RunRouteOptions {
   backendTimeoutMs: number;
   limits?: RunLimits;
   metrics?: ServerMetrics;
+  /** Background responses; absent: `background: true` is refused. */
+  background?: BackgroundRuns;
 }
 
 /**

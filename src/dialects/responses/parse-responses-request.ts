@@ -219,11 +219,6 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     throw invalidValue(result.error);
   }
   const body = result.data;
-  if (body.background === true) {
-    throw new UnsupportedParameterError("background responses are not supported: this server answers each request as it runs.", {
-      param: "background",
-    });
-  }
   if (body.include !== undefined && body.include !== null && body.include.length > 0) {
     throw new UnsupportedParameterError(`include is not supported: this server has no ${body.include[0]} to add.`, { param: "include" });
   }

@@ -65,8 +65,9 @@ export class MemoryEventLog implements BackgroundEventLog {
   }
 
   finish(responseId: string): void {
-    const log = this.#log(responseId);
-    if (log.finished) return;
+    // A response that streamed nothing has no log to finish.
+    const log = this.#logs.get(responseId);
+    if (log === undefined || log.finished) return;
     log.finished = true;
     this.#wake(log);
     log.expiry = setTimeout(() => this.#logs.delete(responseId), this.#retainMs);

@@ -7,6 +7,8 @@ export interface BackgroundJob {
   tenant?: string;
   /** The request id of the POST that queued it, for the logs. */
   requestId: string;
+  /** For an interrupt graph: the run the response names (its id carries it). */
+  runId?: string;
   /** The Responses request body, as the client sent it. */
   body: Record<string, unknown>;
 }

@@ -1,15 +1,17 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { parseResponsesRequest, storedId } from "../../dialects/responses/parse-responses-request.js";
 import { responseId } from "../../dialects/responses/response-id.js";
 import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { storeCall } from "../../dialects/responses/stored-context.js";
-import { InvalidRequestError, StoredObjectNotFoundError, UnsupportedParameterError } from "../../errors/catalogue.js";
+import { InvalidRequestError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
 import { type RunStreamEvent, streamRun } from "../../runs/stream-run.js";
-import type { ResponseStreamEvent } from "../../wire/responses-response.js";
+import type { ResponseObject, ResponseStreamEvent } from "../../wire/responses-response.js";
 import { errorBody } from "../error-mapper.js";
 import { planResponsesRun, saveResponse } from "../responses-run.js";
 import { observedEvents, type RunRouteOptions, requestScope, runForRequest, streamErrorBody } from "../run-request.js";
 import { writeSse } from "../sse-writer.js";
+import { reattach, startingAfter, submitBackground, TERMINAL } from "./background-routes.js";
 import { assertVisible } from "./models.js";
 import { listPage, pageQuery, releaseThreads } from "./stored-objects.js";
 
@@ -26,6 +28,7 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
       const parsed = parseResponsesRequest(request.body);
       const streaming = parsed.body.stream === true;
       assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
+      if (parsed.body.background === true) return submitBackground(request, reply, options, parsed);
       const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
       return runForRequest(
         request,
@@ -66,6 +69,26 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
     },
   );
 
+  app.post("/responses/:id/cancel", { schema: { summary: "Cancel a background response", tags: ["responses"] } }, async (request) => {
+    const record = await stored(request);
+    const response = record.response as unknown as ResponseObject;
+    if (response.background !== true) {
+      throw new InvalidRequestError("Only background responses can be cancelled; this one ran in the foreground.", {
+        param: "response_id",
+      });
+    }
+    if (TERMINAL.has(response.status)) return response;
+    await options.background?.cancel(record.id);
+    // The worker saves the response as cancelled; wait for that, within a bound.
+    const deadline = Date.now() + Math.max(5_000, options.backendTimeoutMs);
+    for (;;) {
+      const now = await storeCall(options.backendTimeoutMs, () => options.registry.store.getResponse(record.scope, record.id));
+      const current = now?.response as unknown as ResponseObject | undefined;
+      if (current === undefined || TERMINAL.has(current.status) || Date.now() > deadline) return current ?? response;
+      await sleep(25);
+    }
+  });
+
   const stored = async (request: FastifyRequest) => {
     const id = storedId((request.params as { id: string }).id, "resp", "response_id");
     const scope = await requestScope(request, options.checkpointScope);
@@ -74,18 +97,24 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
     return record;
   };
 
-  app.get("/responses/:id", { schema: { summary: "Retrieve a stored response", tags: ["responses"] } }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    if (query.stream !== undefined && query.stream !== "false") {
-      throw new UnsupportedParameterError("stream is not supported here: a stored response has finished; retrieve it whole.", {
-        param: "stream",
-      });
-    }
-    const unknown = Object.keys(query).find((key) => !["stream", "include", "include[]", "starting_after"].includes(key));
-    if (unknown !== undefined)
-      throw new InvalidRequestError(`Unrecognized query parameter: ${unknown}.`, { param: unknown, code: "unknown_parameter" });
-    return (await stored(request)).response;
-  });
+  app.get(
+    "/responses/:id",
+    { schema: { summary: "Retrieve a stored response, or stream a background one again", tags: ["responses"] } },
+    async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const unknown = Object.keys(query).find((key) => !["stream", "include", "include[]", "starting_after"].includes(key));
+      if (unknown !== undefined) {
+        throw new InvalidRequestError(`Unrecognized query parameter: ${unknown}.`, { param: unknown, code: "unknown_parameter" });
+      }
+      if (query.stream !== undefined && !["true", "false"].includes(String(query.stream))) {
+        throw new InvalidRequestError("stream must be true or false.", { param: "stream" });
+      }
+      const after = startingAfter(query.starting_after);
+      const record = await stored(request);
+      if (query.stream !== "true") return record.response;
+      return reattach(reply, options, record.response as unknown as ResponseObject, after);
+    },
+  );
 
   app.get(
     "/responses/:id/input_items",

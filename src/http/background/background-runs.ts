@@ -1,0 +1,179 @@
+import { type ParsedResponsesRequest, parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
+import { responseId } from "../../dialects/responses/response-id.js";
+import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
+import { storeCall } from "../../dialects/responses/stored-context.js";
+import { toStoredItems } from "../../dialects/responses/stored-items.js";
+import { InvalidRequestError } from "../../errors/catalogue.js";
+import { GraphFeature } from "../../registry/features.js";
+import type { GraphRegistry } from "../../registry/graph-registry.js";
+import { resolveRunId } from "../../runs/interrupts/checkpoint-key.js";
+import { type PreparedRun, prepareRun, type RunLogger } from "../../runs/prepare-run.js";
+import { streamRun } from "../../runs/stream-run.js";
+import type { ResponseRecord } from "../../store/conversation-store.js";
+import { anySignal } from "../../util/any-signal.js";
+import type { ResponseObject, ResponseStreamEvent } from "../../wire/responses-response.js";
+import { toServeError } from "../error-mapper.js";
+import { planResponsesRun, type ResolvedRequest, saveResponse } from "../responses-run.js";
+import type { RunTracker } from "../run-tracker.js";
+import type { BackgroundEventLog, EventsFrom } from "./event-log.js";
+import { type BackgroundJob, type BackgroundQueue, JobCancelledError } from "./job-queue.js";
+
+// A running response is saved at most this often, so a poll sees its output so far.
+const SAVE_EVERY_MS = 1_000;
+
+export interface BackgroundRunsOptions {
+  registry: GraphRegistry;
+  queue: BackgroundQueue;
+  events: BackgroundEventLog;
+  /** The runs in flight of this process: a drain waits for background runs too. */
+  runs: RunTracker;
+  backendTimeoutMs: number;
+  /** How many background runs this process works at once. */
+  concurrency: number;
+  log?: RunLogger & { error(object: Record<string, unknown>, message: string): void };
+}
+
+/** A background response as its submitter sees it: the stored response object (status `queued`). */
+export interface Submitted {
+  response: ResponseObject;
+}
+
+/**
+ * Background responses: queued by a request, run by a worker of the queue (any process that
+ * works it), saved as they go, their events logged so a client can reattach, cancellable from
+ * any process. The run itself is the one every response runs: `prepareRun` and `streamRun`.
+ */
+export class BackgroundRuns {
+  readonly #options: BackgroundRunsOptions;
+
+  constructor(options: BackgroundRunsOptions) {
+    this.#options = options;
+    options.queue.work((job, signal) => this.#execute(job, signal), options.concurrency);
+  }
+
+  /**
+   * Queues a background response. Everything a client can get wrong is checked first, as for
+   * a foreground request, so nothing is queued that cannot run; then the response is stored
+   * `queued`, its `response.created` event logged, and the job enqueued.
+   */
+  async submit(parsed: ParsedResponsesRequest, job: Omit<BackgroundJob, "responseId" | "runId">): Promise<Submitted> {
+    const { registry, backendTimeoutMs } = this.#options;
+    if (parsed.body.store === false) {
+      throw new InvalidRequestError("background responses are stored: remove store: false, or run in the foreground.", {
+        param: "store",
+      });
+    }
+    // An interrupt run's response id names its run, so a background pause can be answered too.
+    const interrupts = registry.getGraph(parsed.body.model).features.has(GraphFeature.INTERRUPTS);
+    const runId = parsed.resume?.runId ?? (interrupts ? resolveRunId(parsed.body.metadata?.graph_run_id) : undefined);
+    const id = responseId(runId);
+    // Checked now (stored ids, conversations, the input); the worker resolves them again when it starts.
+    await planResponsesRun({ registry, backendTimeoutMs }, parsed, job.scope, id);
+    const renderer = new ResponseRenderer(id, parsed.body, false, true, {
+      background: true,
+      ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
+    });
+    const created = renderer.queued();
+    await this.#save(job.scope, parsed, renderer.response);
+    if (parsed.body.stream === true) for (const event of created) this.#options.events.append(id, event);
+    const full: BackgroundJob = { ...job, responseId: id, ...(runId === undefined ? {} : { runId }) };
+    await storeCall(backendTimeoutMs, () => this.#options.queue.enqueue(full));
+    return { response: renderer.response };
+  }
+
+  /** Cancels a queued or running background response; false when no worker knows it (it has ended). */
+  cancel(responseId: string): Promise<boolean> {
+    return this.#options.queue.cancel(responseId);
+  }
+
+  /** The logged events of a response after `after`, then the live ones until it ends. */
+  events(responseId: string, after: number, signal: AbortSignal): EventsFrom {
+    return this.#options.events.from(responseId, after, signal);
+  }
+
+  /** Stops taking jobs; the runs in flight go on (the server's drain waits for them). */
+  async close(): Promise<void> {
+    await this.#options.queue.close();
+    this.#options.events.close();
+  }
+
+  /** Stores the response as it stands, without its conversation's items (those come at the end). */
+  async #save(scope: string, parsed: ParsedResponsesRequest, response: ResponseObject): Promise<void> {
+    const record: ResponseRecord = {
+      id: response.id,
+      scope,
+      model: response.model,
+      createdAt: new Date(response.created_at * 1000),
+      response: structuredClone(response) as unknown as Record<string, unknown>,
+      inputItems: toStoredItems(parsed.items),
+      ...(parsed.body.previous_response_id == null ? {} : { previousResponseId: parsed.body.previous_response_id }),
+      ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
+    };
+    await storeCall(this.#options.backendTimeoutMs, () => this.#options.registry.store.saveResponse(record));
+  }
+
+  /** Runs one background response to its end: completed, incomplete, failed or cancelled. Never throws. */
+  async #execute(job: BackgroundJob, jobSignal: AbortSignal): Promise<void> {
+    const { registry, backendTimeoutMs, events } = this.#options;
+    const tracked = this.#options.runs.start();
+    const signal = anySignal([jobSignal, tracked.signal]);
+    const parsed = parseResponsesRequest(job.body);
+    const streaming = parsed.body.stream === true;
+    const renderer = new ResponseRenderer(job.responseId, parsed.body, false, true, {
+      background: true,
+      ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
+    });
+    const emit = (produced: ResponseStreamEvent[]) => {
+      if (streaming) for (const event of produced) events.append(job.responseId, event);
+    };
+    let run: PreparedRun | undefined;
+    try {
+      if (signal.signal.aborted) throw signal.signal.reason;
+      emit(renderer.started());
+      await this.#save(job.scope, parsed, renderer.response);
+      const resolved: ResolvedRequest = await planResponsesRun({ registry, backendTimeoutMs }, parsed, job.scope, job.responseId);
+      const engine =
+        job.runId === undefined || parsed.resume !== undefined
+          ? resolved.engine
+          : { ...resolved.engine, metadata: { ...resolved.engine.metadata, graph_run_id: job.runId } };
+      run = await prepareRun(registry, engine, {
+        requestId: job.requestId,
+        signal: signal.signal,
+        ...(this.#options.log === undefined ? {} : { log: this.#options.log }),
+        backendTimeoutMs,
+        scope: async () => job.scope,
+        caller: { tenant: job.tenant },
+        ...(parsed.resume === undefined ? {} : { resumeOf: parsed.resume }),
+        ...(resolved.context.thread === undefined ? {} : { thread: resolved.context.thread }),
+      });
+      const prepared = run;
+      let saved = Date.now();
+      for await (const event of streamRun(prepared)) {
+        const produced = renderer.render(event);
+        if (event.kind === "final") await saveResponse({ registry, backendTimeoutMs }, parsed, resolved, prepared, renderer);
+        emit(produced);
+        if (event.kind !== "final" && Date.now() - saved >= SAVE_EVERY_MS) {
+          saved = Date.now();
+          await this.#save(job.scope, parsed, renderer.response);
+        }
+      }
+    } catch (error) {
+      const reason = signal.signal.aborted ? signal.signal.reason : undefined;
+      if (reason instanceof JobCancelledError) {
+        renderer.cancel();
+      } else {
+        const failure = toServeError(reason ?? error);
+        if (failure.status >= 500) this.#options.log?.error({ err: error, response: job.responseId }, "a background response failed");
+        emit(renderer.fail(failure));
+      }
+      await this.#save(job.scope, parsed, renderer.response).catch((saveError: unknown) =>
+        this.#options.log?.error({ err: saveError, response: job.responseId }, "could not store how a background response ended"),
+      );
+    } finally {
+      if (streaming) events.finish(job.responseId);
+      signal.dispose();
+      await run?.release();
+      this.#options.runs.finish(tracked);
+    }
+  }
+}

@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AIMessage } from "@langchain/core/messages";
+import { END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import OpenAI from "openai";
+import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
+import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
+import { assertMatchesResponses } from "../helpers/openai-schema.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+// Background responses on the embedded queue, through the real `openai` client: queued at
+// once, polled, streamed and reattached, cancelled, paused and resumed.
+
+/** A model that answers in words; the node around it takes its time, so a test can act meanwhile. */
+const model = new ScriptedChatModel({ respond: (messages) => `slowly: ${messages.at(-1)?.text ?? ""} one two three four five six` });
+const probe = { aborted: 0 };
+
+function slowGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("respond", async (state, config) => {
+      try {
+        // 300 ms of work that stops when the run is aborted.
+        await sleep(300, undefined, { signal: config.signal as AbortSignal });
+      } catch (error) {
+        probe.aborted += 1;
+        throw error;
+      }
+      return { messages: [await model.invoke(state.messages, config)] };
+    })
+    .addEdge(START, "respond")
+    .addEdge("respond", END)
+    .compile();
+}
+
+function askingGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("ask", () => ({ messages: [new AIMessage(`you answered ${String(interrupt({ question: "Proceed?" }))}`)] }))
+    .addEdge(START, "ask")
+    .addEdge("ask", END)
+    .compile();
+}
+
+const coordinator = new InMemoryRunCoordinator();
+let server: TestServer;
+let client: OpenAI;
+before(async () => {
+  server = await startTestServer({
+    slow: { graph: slowGraph(), description: "slow", streamableNodeNames: ["respond"] },
+    stateful: {
+      graph: slowGraph(),
+      description: "slow, on threads",
+      streamableNodeNames: ["respond"],
+      threads: true,
+      runCoordinator: coordinator,
+    },
+    asking: { graph: askingGraph(), description: "asks", features: ["INTERRUPTS"], runCoordinator: coordinator },
+  });
+  client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
+});
+after(() => server.close());
+
+/** Polls a response until it has ended. */
+async function settled(id: string): Promise<OpenAI.Responses.Response> {
+  for (;;) {
+    const response = await client.responses.retrieve(id);
+    assertMatchesResponses("Response", response);
+    if (!["queued", "in_progress"].includes(response.status ?? "")) return response;
+    await sleep(20);
+  }
+}
+
+describe("background responses", () => {
+  test("answered at once as queued, then polled through in_progress to completed", async () => {
+    const created = await client.responses.create({ model: "slow", input: "hello", background: true });
+    assertMatchesResponses("Response", created);
+    assert.equal(created.status, "queued");
+    assert.equal(created.background, true);
+    assert.equal(created.output.length, 0);
+    const seen = new Set<string>();
+    for (;;) {
+      const now = await client.responses.retrieve(created.id);
+      seen.add(now.status ?? "");
+      if (now.status === "completed") {
+        assert.equal(now.output_text, "slowly: hello one two three four five six");
+        break;
+      }
+      await sleep(15);
+    }
+    assert.ok(seen.has("in_progress"), `statuses seen: ${[...seen]}`);
+  });
+
+  test("a stream left after a few events is reattached from its sequence number: every event once, in order", async () => {
+    const stream = await client.responses.create({ model: "slow", input: "streamed", background: true, stream: true });
+    const first: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) {
+      first.push(event);
+      if (first.length === 4) break;
+    }
+    assert.equal(first[0]!.type, "response.created");
+    const id = (first[0] as OpenAI.Responses.ResponseCreatedEvent).response.id;
+    assert.equal((first[0] as OpenAI.Responses.ResponseCreatedEvent).response.status, "queued");
+    const last = first.at(-1)!.sequence_number;
+    const rest: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await client.responses.retrieve(id, { stream: true, starting_after: last })) rest.push(event);
+    const all = [...first, ...rest];
+    assert.deepEqual(
+      all.map((event) => event.sequence_number),
+      all.map((_event, index) => index),
+      "every event exactly once, in order",
+    );
+    for (const event of all) assertMatchesResponses("ResponseStreamEvent", event);
+    assert.equal(all.at(-1)!.type, "response.completed");
+    const text = all.flatMap((event) => (event.type === "response.output_text.delta" ? [event.delta] : [])).join("");
+    assert.equal(text, "slowly: streamed one two three four five six");
+    // The client left: the run went on, and a replay from the start gives the same events.
+    const again: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await client.responses.retrieve(id, { stream: true })) again.push(event);
+    assert.deepEqual(again, all);
+  });
+
+  test("cancel ends a running response: its signal fires, its lease is released, it reads cancelled", async () => {
+    const aborted = probe.aborted;
+    const created = await client.responses.create({ model: "stateful", input: "cancel me", background: true });
+    while ((await client.responses.retrieve(created.id)).status !== "in_progress") await sleep(10);
+    await sleep(50);
+    const cancelled = await client.responses.cancel(created.id);
+    assert.equal(cancelled.status, "cancelled");
+    assert.equal(probe.aborted, aborted + 1, "the graph's run was aborted");
+    assert.equal(coordinator.size, 0, "the thread's lease was released");
+    assert.equal((await client.responses.retrieve(created.id)).status, "cancelled");
+    // Idempotent: a cancelled (or finished) response answers as it is.
+    assert.equal((await client.responses.cancel(created.id)).status, "cancelled");
+    const done = await settled((await client.responses.create({ model: "slow", input: "x", background: true })).id);
+    assert.equal((await client.responses.cancel(done.id)).status, "completed");
+  });
+
+  test("a background run that pauses ends completed with its graph_interrupt call; the resume can be background too", async () => {
+    const paused = await settled((await client.responses.create({ model: "asking", input: "go", background: true })).id);
+    assert.equal(paused.status, "completed");
+    const call = paused.output.find((item) => item.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
+    assert.equal(call.name, "graph_interrupt");
+    const resumed = await client.responses.create({
+      model: "asking",
+      previous_response_id: paused.id,
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "yes" }],
+      background: true,
+    });
+    assert.equal((await settled(resumed.id)).output_text, "you answered yes");
+  });
+
+  test("bad input: a clear 4xx before anything runs", async () => {
+    const rejects = async (promise: Promise<unknown>, status: number, param: string | null) =>
+      assert.rejects(promise, (error: InstanceType<typeof OpenAI.APIError>) => {
+        assert.equal(error.status, status, error.message);
+        assert.equal(error.param, param, error.message);
+        return true;
+      });
+    await rejects(client.responses.create({ model: "slow", input: "x", background: true, store: false }), 400, "store");
+    const foreground = await client.responses.create({ model: "slow", input: "x" });
+    await rejects(client.responses.cancel(foreground.id), 400, "response_id");
+    await rejects(client.responses.retrieve(foreground.id, { stream: true }) as Promise<unknown>, 400, "stream");
+    const quiet = await settled((await client.responses.create({ model: "slow", input: "x", background: true })).id);
+    await rejects(client.responses.retrieve(quiet.id, { stream: true }) as Promise<unknown>, 400, "stream");
+    const streamed = await client.responses.create({ model: "slow", input: "x", background: true, stream: true });
+    let id = "";
+    let last = 0;
+    for await (const event of streamed) {
+      if (event.type === "response.created") id = event.response.id;
+      last = event.sequence_number;
+    }
+    await rejects(client.responses.retrieve(id, { stream: true, starting_after: last }) as Promise<unknown>, 400, "starting_after");
+    const raw = await fetch(`${server.baseURL}/responses/${id}?stream=true&starting_after=two`);
+    assert.equal(raw.status, 400);
+    assert.equal(((await raw.json()) as { error: { param: string } }).error.param, "starting_after");
+    await rejects(
+      client.responses.create({ model: "slow", previous_response_id: "resp_nothing", input: "x", background: true }),
+      404,
+      "previous_response_id",
+    );
+  });
+});

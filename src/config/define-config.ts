@@ -142,6 +142,7 @@ export const configSchema = z.strictObject({
   backendTimeoutMs: z.int().min(100).max(600_000).default(DEFAULT_BACKEND_TIMEOUT_MS),
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
   store: storeSchema.optional(),
+  background: z.strictObject({ concurrency: z.int().min(1).max(1_000).default(4) }).optional(),
   coordinator: coordinatorSchema.default({ kind: "memory" }),
   checkpointScope: valueOrReference("a function").optional(),
   graphs: z.record(z.string(), graphEntrySchema).refine((graphs) => Object.keys(graphs).length > 0, "must register at least one graph"),
@@ -249,6 +250,8 @@ export interface ChatServeConfig {
   store?:
     | { kind: "memory"; expireAfter?: string; sweepEvery?: string; maxResponses?: number; maxConversations?: number; maxSessions?: number }
     | { kind: "postgres"; url: string; schema?: string; expireAfter?: string; sweepEvery?: string };
+  /** Background responses: how many one process runs at once (default 4). */
+  background?: { concurrency?: number };
   /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
   checkpointer?: { kind: "memory" } | { kind: "postgres"; url: string; schema?: string };
   /** The run coordinator of interrupt graphs. Default memory (one process only). */

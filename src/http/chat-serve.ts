@@ -201,9 +201,10 @@ export interface ChatServeOptions {
   cors?: { origins: readonly string[] };
   /**
    * Background responses (`background: true`): how many this process runs at once (default
-   * 4). They run in this process, from an in-memory queue: they do not survive a restart.
+   * 4). They run in this process, from an in-memory queue, and do not survive a restart.
+   * `{ unavailable: reason }` refuses them, saying why.
    */
-  background?: { concurrency?: number };
+  background?: { concurrency?: number } | { unavailable: string };
   /**
    * Langfuse tracing. Default: on when `SVC_ENABLE_TRACING` is true, with the `TRACING_*`
    * keys. `false` turns it off whatever the environment says; to use a custom handler, leave
@@ -303,19 +304,24 @@ export class ChatServe {
       this.app.get("/health", async () => ({ status: "ok" }));
       registerRootPointers(this.app, { prefix, docs, playground });
     }
-    const background = new BackgroundRuns({
-      registry: this.registry,
-      queue: new InProcessQueue(),
-      events: new MemoryEventLog(),
-      runs: this.#runs,
-      backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
-      concurrency: this.#options.background?.concurrency ?? DEFAULT_BACKGROUND_CONCURRENCY,
-      log: this.app.log,
-    });
-    this.app.addHook("onClose", () => background.close());
+    const settings = this.#options.background ?? {};
+    const background =
+      "unavailable" in settings
+        ? undefined
+        : new BackgroundRuns({
+            registry: this.registry,
+            queue: new InProcessQueue(),
+            events: new MemoryEventLog(),
+            runs: this.#runs,
+            backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+            concurrency: settings.concurrency ?? DEFAULT_BACKGROUND_CONCURRENCY,
+            log: this.app.log,
+          });
+    if (background !== undefined) this.app.addHook("onClose", () => background.close());
     const pluginOptions = {
       prefix,
       background,
+      backgroundUnavailable: "unavailable" in settings ? settings.unavailable : undefined,
       registry: this.registry,
       checkpointScope: this.#options.checkpointScope,
       tracing: this.#tracing,

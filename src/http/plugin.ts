@@ -61,6 +61,8 @@ export interface ChatServePluginOptions {
   metrics?: ServerMetrics;
   /** Background responses, worked by this process's queue. */
   background?: BackgroundRuns;
+  /** Why background responses are refused, when they are. */
+  backgroundUnavailable?: string;
   /** Request rates and concurrent runs per tenant; absent: no limits. */
   limits?: RunLimits;
   /** API keys and tenants; absent: every caller is let in. */

@@ -61,8 +61,9 @@ export interface RunRouteOptions {
   backendTimeoutMs: number;
   limits?: RunLimits;
   metrics?: ServerMetrics;
-  /** Background responses; absent: `background: true` is refused. */
+  /** Background responses; absent: `background: true` is refused (with `backgroundUnavailable` as the reason). */
   background?: BackgroundRuns;
+  backgroundUnavailable?: string;
 }
 
 /**

@@ -138,6 +138,20 @@ export interface ConversationStore {
   sessionTurns(sessionKey: string): Promise<SessionTurn[]>;
   addSessionTurn(sessionKey: string, owner: { scope: string; model: string }, turn: SessionTurn): Promise<void>;
 
+  /**
+   * Marks every background response still `queued` or `in_progress` as `failed`, with the
+   * message given: at the start of a server whose background runs lived in the process that
+   * stopped, so none reads `in_progress` forever. Returns how many.
+   */
+  failUnfinished(message: string): Promise<number>;
+
   /** Deletes what was last used before the cutoff, and says which threads nothing refers to any more. */
   purgeOlderThan(cutoff: Date, options?: { dryRun?: boolean }): Promise<PurgeResult>;
+}
+
+/** A stored response object marked failed with a message (what a restart does to an unfinished background run). */
+export function failedResponse(response: Record<string, unknown>, message: string): void {
+  response.status = "failed";
+  response.error = { code: "server_error", message };
+  response.completed_at = Math.floor(Date.now() / 1000);
 }

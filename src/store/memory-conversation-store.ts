@@ -2,6 +2,7 @@ import {
   type ConversationRecord,
   type ConversationStore,
   type ConversationUpdate,
+  failedResponse,
   type ItemPage,
   type ItemPageResult,
   type PurgeResult,
@@ -38,6 +39,8 @@ interface Session {
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
+
+const UNFINISHED = new Set(["queued", "in_progress"]);
 
 /**
  * The embedded store: in this process's memory, gone at restart, and bounded by count (see
@@ -280,6 +283,16 @@ export class MemoryConversationStore implements ConversationStore {
     this.#sessions.delete(sessionKey);
     this.#sessions.set(sessionKey, session);
     this.#evict(this.#sessions, this.#limits.maxSessions, MemoryConversationStore.#sessionThreads);
+  }
+
+  async failUnfinished(message: string): Promise<number> {
+    let failed = 0;
+    for (const record of this.#responses.values()) {
+      if (!UNFINISHED.has(String(record.response.status))) continue;
+      failedResponse(record.response, message);
+      failed += 1;
+    }
+    return failed;
   }
 
   async purgeOlderThan(cutoff: Date, options: { dryRun?: boolean } = {}): Promise<PurgeResult> {

@@ -303,6 +303,16 @@ export class PostgresConversationStore implements ConversationStore {
     await this.#pool.query(`UPDATE ${this.#turns} SET created_at = now() WHERE session_key = $1`, [sessionKey]);
   }
 
+  async failUnfinished(message: string): Promise<number> {
+    const { rowCount } = await this.#pool.query(
+      `UPDATE ${this.#responses}
+       SET response = response || jsonb_build_object('status', 'failed', 'error', jsonb_build_object('code', 'server_error', 'message', $1::text), 'completed_at', extract(epoch from now())::bigint)
+       WHERE response->>'status' IN ('queued', 'in_progress')`,
+      [message],
+    );
+    return rowCount ?? 0;
+  }
+
   async purgeOlderThan(cutoff: Date, options: { dryRun?: boolean } = {}): Promise<PurgeResult> {
     if (options.dryRun === true) {
       const { rows } = await this.#pool.query<{ responses: string; conversations: string; sessions: string }>(

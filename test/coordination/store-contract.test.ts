@@ -75,6 +75,19 @@ for (const { name, skip, make } of implementations) {
       assert.equal(await store.deleteResponse("a", record.id), undefined);
     });
 
+    test("after a restart, unfinished background responses read failed with the reason", async () => {
+      const store = await make();
+      const running = response("a", { response: { id: "r", status: "in_progress", error: null } });
+      const done = response("a", { response: { id: "d", status: "completed", error: null } });
+      await store.saveResponse(running);
+      await store.saveResponse(done);
+      assert.ok((await store.failUnfinished("restarted")) >= 1);
+      const failed = (await store.getResponse("a", running.id))!.response;
+      assert.equal(failed.status, "failed");
+      assert.deepEqual(failed.error, { code: "server_error", message: "restarted" });
+      assert.equal((await store.getResponse("a", done.id))!.response.status, "completed");
+    });
+
     test("saving a response again replaces it (a background response is saved as it goes)", async () => {
       const store = await make();
       const record = response("a", { response: { id: "x", status: "queued" } });

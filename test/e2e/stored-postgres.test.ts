@@ -62,6 +62,12 @@ describe("two processes on one Postgres store", { skip, timeout: 120_000 }, () =
       assert.match(servers[0]!.output(), /stored\s+responses and conversations in Postgres, kept 30d after their last use/u);
     }, 5_000);
 
+    // Background runs would live in one process: refused, saying so, until they have a shared queue.
+    await assert.rejects(
+      one.responses.create({ model: "stateless", input: "a", background: true }),
+      (error: InstanceType<typeof OpenAI.APIError>) =>
+        error.status === 400 && error.param === "background" && /several processes/u.test(error.message),
+    );
     const first = await one.responses.create({ model: "stateless", input: "a" });
     assert.equal((await two.responses.retrieve(first.id)).output_text, "I remember: a");
     const continued = await two.responses.create({ model: "stateless", previous_response_id: first.id, input: "b" });

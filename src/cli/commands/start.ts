@@ -84,6 +84,8 @@ function banner(options: {
   firstModel: string | undefined;
   /** Where stored responses live: `memory` (gone at restart) or `postgres`. */
   store: { kind: string; expireAfter: string };
+  /** Background runs: how many at once, or why there are none. */
+  background: { concurrency: number } | { unavailable: string };
 }): string {
   const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
@@ -98,6 +100,12 @@ function banner(options: {
     options.store.kind === "memory"
       ? `responses and conversations in memory: lost at restart (store.kind "postgres" keeps them; kept ${options.store.expireAfter} at most)`
       : `responses and conversations in Postgres, kept ${options.store.expireAfter} after their last use`,
+  ]);
+  rows.push([
+    "background",
+    "unavailable" in options.background
+      ? "not available with several processes yet (see the README)"
+      : `runs in this process, ${options.background.concurrency} at a time; those queued or running at a restart end failed`,
   ]);
   if (options.host === "0.0.0.0" || options.host === "::") {
     const port = new URL(options.address).port;
@@ -205,8 +213,26 @@ export async function startCommand(options: StartOptions): Promise<void> {
     }
   }
 
+  // Background runs live in the process that takes them: one process only, until they have a shared queue.
+  const background = backends.distributed
+    ? {
+        unavailable:
+          "background responses are not available on a server of several processes yet: each run would live in the one process that took it. Run it in the foreground.",
+      }
+    : { concurrency: loaded.config.background?.concurrency ?? 4 };
+  if (!backends.distributed && backends.store.durable && !isWorker) {
+    // The runs that were queued or running in the process before this one are gone with it.
+    const failed = await backends.store.failUnfinished(
+      "The server restarted while this background response was queued or running; create it again.",
+    );
+    if (failed > 0)
+      process.stdout.write(
+        `${chalk.yellow("note")} ${failed} background response${failed === 1 ? "" : "s"} left unfinished by the last run of the server now read${failed === 1 ? "s" : ""} failed\n`,
+      );
+  }
   const serve = new ChatServe({
     graphs: registry,
+    background,
     checkpointScope,
     auth,
     limits,
@@ -311,6 +337,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
         firstModel: registry.getGraphNames()[0],
         store: storeConfigOf(loaded.config),
+        background,
       }),
     );
   }

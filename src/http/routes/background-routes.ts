@@ -62,7 +62,9 @@ export async function submitBackground(
   parsed: ParsedResponsesRequest,
 ) {
   if (options.background === undefined) {
-    throw new UnsupportedParameterError("background responses are not served here.", { param: "background" });
+    throw new UnsupportedParameterError(options.backgroundUnavailable ?? "background responses are not served here.", {
+      param: "background",
+    });
   }
   const submitted = await options.background.submit(parsed, {
     scope: await requestScope(request, options.checkpointScope),

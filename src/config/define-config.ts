@@ -143,6 +143,18 @@ export const configSchema = z.strictObject({
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
   store: storeSchema.optional(),
   background: z.strictObject({ concurrency: z.int().min(1).max(1_000).default(4) }).optional(),
+  webhooks: z
+    .array(
+      z.strictObject({
+        url: z.string().regex(/^https?:\/\/\S+$/u, "must be an http(s) URL"),
+        secret: z.string("is required: the signing secret (whsec_…)").min(1, "must not be empty"),
+        events: z
+          .array(z.enum(["response.completed", "response.failed", "response.cancelled", "response.incomplete"]))
+          .min(1, "must name at least one event")
+          .optional(),
+      }),
+    )
+    .optional(),
   coordinator: coordinatorSchema.default({ kind: "memory" }),
   checkpointScope: valueOrReference("a function").optional(),
   graphs: z.record(z.string(), graphEntrySchema).refine((graphs) => Object.keys(graphs).length > 0, "must register at least one graph"),
@@ -252,6 +264,12 @@ export interface ChatServeConfig {
     | { kind: "postgres"; url: string; schema?: string; expireAfter?: string; sweepEvery?: string };
   /** Background responses: how many one process runs at once (default 4). */
   background?: { concurrency?: number };
+  /** Endpoints told when a background response ends, signed as OpenAI signs its webhooks. */
+  webhooks?: {
+    url: string;
+    secret: string;
+    events?: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
+  }[];
   /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
   checkpointer?: { kind: "memory" } | { kind: "postgres"; url: string; schema?: string };
   /** The run coordinator of interrupt graphs. Default memory (one process only). */

@@ -11,6 +11,7 @@ import { Authenticator, type AuthSettings, bearerToken, secretDigest } from "./a
 import { BackgroundRuns } from "./background/background-runs.js";
 import { MemoryEventLog } from "./background/event-log.js";
 import { InProcessQueue } from "./background/job-queue.js";
+import { WebhookSender, type WebhookTarget } from "./background/webhooks.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./framework-errors.js";
 import { type LimitSettings, RunLimits } from "./limits.js";
@@ -206,6 +207,11 @@ export interface ChatServeOptions {
    */
   background?: { concurrency?: number } | { unavailable: string };
   /**
+   * Endpoints told when a background response ends: OpenAI's webhook events
+   * (`response.completed`, `.failed`, `.cancelled`, `.incomplete`), signed as OpenAI signs them.
+   */
+  webhooks?: readonly WebhookTarget[];
+  /**
    * Langfuse tracing. Default: on when `SVC_ENABLE_TRACING` is true, with the `TRACING_*`
    * keys. `false` turns it off whatever the environment says; to use a custom handler, leave
    * tracing off and pass the handler in a graph's `runtimeCallbacks`.
@@ -268,6 +274,12 @@ export class ChatServe {
     };
     unknown(this.#authenticator?.namedModels ?? [], (model) => `auth: an API key names the model '${model}', which is not registered`);
     unknown(this.#limits?.namedModels ?? [], (model) => `limits.perModel: '${model}' is not a registered model`);
+    (options.webhooks ?? []).forEach((target, index) => {
+      if (!/^https?:\/\//u.test(String(target?.url)) || !URL.canParse(String(target.url))) {
+        throw new TypeError(`webhooks.${index}.url: must be an http(s) URL`);
+      }
+      if (typeof target.secret !== "string" || target.secret === "") throw new TypeError(`webhooks.${index}.secret: is required`);
+    });
     this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);
   }
 
@@ -305,6 +317,11 @@ export class ChatServe {
       registerRootPointers(this.app, { prefix, docs, playground });
     }
     const settings = this.#options.background ?? {};
+    const webhooks =
+      this.#options.webhooks === undefined || this.#options.webhooks.length === 0
+        ? undefined
+        : new WebhookSender(this.#options.webhooks, { log: this.app.log });
+    if (webhooks !== undefined) this.app.addHook("onClose", async () => webhooks.close());
     const background =
       "unavailable" in settings
         ? undefined
@@ -316,6 +333,7 @@ export class ChatServe {
             backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
             concurrency: settings.concurrency ?? DEFAULT_BACKGROUND_CONCURRENCY,
             log: this.app.log,
+            ...(webhooks === undefined ? {} : { webhooks }),
           });
     if (background !== undefined) this.app.addHook("onClose", () => background.close());
     const pluginOptions = {

@@ -9,14 +9,20 @@ export interface ReceivedRequest {
 }
 
 /** A loopback HTTP server that records every request: the stand-in for a SaaS we cannot reach. */
-export async function startReceiver(): Promise<{ url: string; requests: ReceivedRequest[]; close: () => Promise<void> }> {
+export async function startReceiver(
+  options: { failFirst?: number } = {},
+): Promise<{ url: string; requests: ReceivedRequest[]; close: () => Promise<void> }> {
   const requests: ReceivedRequest[] = [];
+  let failures = options.failFirst ?? 0;
   const server = createServer((request, response) => {
     let body = "";
     request.on("data", (data: Buffer) => (body += data.toString()));
     request.on("end", () => {
       requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body });
-      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      // The first `failFirst` requests are answered 500, as a receiver that is down would.
+      const status = failures > 0 ? 500 : 200;
+      failures -= 1;
+      response.writeHead(status, { "content-type": "application/json" }).end("{}");
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

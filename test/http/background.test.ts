@@ -5,7 +5,11 @@ import { AIMessage } from "@langchain/core/messages";
 import { END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import OpenAI from "openai";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
+import { ChatServe } from "../../src/http/chat-serve.js";
+import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
+import { eventually } from "../helpers/eventually.js";
+import { startReceiver } from "../helpers/loopback-receiver.js";
 import { assertMatchesResponses } from "../helpers/openai-schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -73,7 +77,6 @@ async function settled(id: string): Promise<OpenAI.Responses.Response> {
 describe("background responses", () => {
   test("answered at once as queued, then polled through in_progress to completed", async () => {
     const created = await client.responses.create({ model: "slow", input: "hello", background: true });
-    assertMatchesResponses("Response", created);
     assert.equal(created.status, "queued");
     assert.equal(created.background, true);
     assert.equal(created.output.length, 0);
@@ -88,6 +91,7 @@ describe("background responses", () => {
       await sleep(15);
     }
     assert.ok(seen.has("in_progress"), `statuses seen: ${[...seen]}`);
+    assertMatchesResponses("Response", created);
   });
 
   test("a stream left after a few events is reattached from its sequence number: every event once, in order", async () => {
@@ -177,6 +181,63 @@ describe("background responses", () => {
       client.responses.create({ model: "slow", previous_response_id: "resp_nothing", input: "x", background: true }),
       404,
       "previous_response_id",
+    );
+  });
+});
+
+describe("webhooks", () => {
+  test("a background response that ends is announced, signed as OpenAI signs it, retried until delivered", async () => {
+    const secret = `whsec_${Buffer.from("a signing secret of thirty-two b").toString("base64")}`;
+    const receiver = await startReceiver({ failFirst: 1 });
+    const failuresOnly = await startReceiver();
+    const hooked = await startTestServer(
+      { slow: { graph: slowGraph(), description: "slow", streamableNodeNames: ["respond"] } },
+      {
+        webhooks: [
+          { url: `${receiver.url}/hooks`, secret },
+          { url: failuresOnly.url, secret: "plain secret", events: ["response.failed"] },
+        ],
+      },
+    );
+    try {
+      const hookedClient = new OpenAI({ baseURL: hooked.baseURL, apiKey: "x", maxRetries: 0, webhookSecret: secret });
+      const created = await hookedClient.responses.create({ model: "slow", input: "announce me", background: true });
+      await eventually(async () => {
+        assert.equal(receiver.requests.length, 2, "the first delivery failed, the retry arrived");
+      }, 10_000);
+      const [failed, delivered] = receiver.requests;
+      assert.equal(failed!.headers["webhook-id"], delivered!.headers["webhook-id"], "a retry is the same event");
+      const event = await hookedClient.webhooks.unwrap(delivered!.body, delivered!.headers as Record<string, string>);
+      assert.equal(event.type, "response.completed");
+      assert.equal(event.data.id, created.id);
+      await assert.rejects(hookedClient.webhooks.unwrap(delivered!.body, delivered!.headers as Record<string, string>, "whsec_d3Jvbmc="));
+
+      const cancelled = await hookedClient.responses.create({ model: "slow", input: "stop", background: true });
+      await hookedClient.responses.cancel(cancelled.id);
+      await eventually(async () => {
+        assert.equal(receiver.requests.length, 3, "the cancel was announced");
+      }, 10_000);
+      const cancelEvent = await hookedClient.webhooks.unwrap(
+        receiver.requests[2]!.body,
+        receiver.requests[2]!.headers as Record<string, string>,
+      );
+      assert.equal(cancelEvent.type, "response.cancelled");
+      assert.equal(failuresOnly.requests.length, 0, "a target hears only the events it asked for");
+    } finally {
+      await hooked.close();
+      await receiver.close();
+      await failuresOnly.close();
+    }
+  });
+
+  test("a webhook URL that is not http(s) is refused when the server is built", () => {
+    assert.throws(
+      () =>
+        new ChatServe({
+          graphs: new GraphRegistry({ slow: { graph: slowGraph(), description: "slow" } }),
+          webhooks: [{ url: "ftp://x", secret: "s" }],
+        }),
+      /webhooks\.0\.url: must be an http\(s\) URL/u,
     );
   });
 });

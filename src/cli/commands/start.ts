@@ -233,6 +233,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const serve = new ChatServe({
     graphs: registry,
     background,
+    ...(loaded.config.webhooks === undefined ? {} : { webhooks: loaded.config.webhooks }),
     checkpointScope,
     auth,
     limits,

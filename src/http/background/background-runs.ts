@@ -17,6 +17,7 @@ import { planResponsesRun, type ResolvedRequest, saveResponse } from "../respons
 import type { RunTracker } from "../run-tracker.js";
 import type { BackgroundEventLog, EventsFrom } from "./event-log.js";
 import { type BackgroundJob, type BackgroundQueue, JobCancelledError } from "./job-queue.js";
+import type { WebhookEventType, WebhookSender } from "./webhooks.js";
 
 // A running response is saved at most this often, so a poll sees its output so far.
 const SAVE_EVERY_MS = 1_000;
@@ -31,7 +32,16 @@ export interface BackgroundRunsOptions {
   /** How many background runs this process works at once. */
   concurrency: number;
   log?: RunLogger & { error(object: Record<string, unknown>, message: string): void };
+  /** Told when a background response ends (completed, incomplete, failed or cancelled). */
+  webhooks?: WebhookSender;
 }
+
+const ENDED: Record<string, WebhookEventType> = {
+  completed: "response.completed",
+  incomplete: "response.incomplete",
+  failed: "response.failed",
+  cancelled: "response.cancelled",
+};
 
 /** A background response as its submitter sees it: the stored response object (status `queued`). */
 export interface Submitted {
@@ -170,6 +180,8 @@ export class BackgroundRuns {
         this.#options.log?.error({ err: saveError, response: job.responseId }, "could not store how a background response ended"),
       );
     } finally {
+      const ended = ENDED[renderer.response.status];
+      if (ended !== undefined) this.#options.webhooks?.responseEnded(ended, job.responseId);
       if (streaming) events.finish(job.responseId);
       signal.dispose();
       await run?.release();

@@ -1,0 +1,144 @@
+import { createHmac, randomUUID } from "node:crypto";
+
+/** The webhook events a background response sends when it ends, as OpenAI names them. */
+export const WEBHOOK_EVENTS = ["response.completed", "response.failed", "response.cancelled", "response.incomplete"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+
+/** One endpoint that hears when background responses end. */
+export interface WebhookTarget {
+  /** An http(s) URL. */
+  url: string;
+  /**
+   * The signing secret: `whsec_` followed by base64 (as OpenAI's dashboard gives them), or any
+   * other string, used as it is. The `openai` SDK's `webhooks.unwrap()` verifies either.
+   */
+  secret: string;
+  /** The events it wants (default: all four). */
+  events?: readonly WebhookEventType[];
+}
+
+export interface WebhookSenderOptions {
+  /** Tries per delivery before giving up (default 6: at once, then after 1, 2, 4, 8 and 16 s). */
+  attempts?: number;
+  /** The wait before the first retry; each next one doubles (default 1 s). */
+  firstRetryMs?: number;
+  /** Deadline of one POST (default 10 s). */
+  timeoutMs?: number;
+  log?: {
+    warn(object: Record<string, unknown>, message: string): void;
+    error(object: Record<string, unknown>, message: string): void;
+  };
+  /** Counts deliveries and failures, when metrics are on. */
+  observe?: (outcome: "delivered" | "failed") => void;
+}
+
+function signingKey(secret: string): Buffer {
+  return secret.startsWith("whsec_") ? Buffer.from(secret.slice("whsec_".length), "base64") : Buffer.from(secret, "utf8");
+}
+
+/**
+ * Signs an event body as Standard Webhooks (and so OpenAI) do: HMAC-SHA256 over
+ * `{id}.{timestamp}.{body}`, sent as `webhook-signature: v1,<base64>` beside `webhook-id`
+ * and `webhook-timestamp`.
+ */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
+  const signature = createHmac("sha256", signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64");
+  return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${signature}` };
+}
+
+/**
+ * Delivers webhook events: each POST signed, retried with doubling waits until the endpoint
+ * answers 2xx (at least once, possibly more: a receiver deduplicates by `webhook-id`). Every
+ * retry timer and request belongs to the sender, and `close()` ends them.
+ */
+export class WebhookSender {
+  readonly #targets: readonly WebhookTarget[];
+  readonly #options: Required<Omit<WebhookSenderOptions, "log" | "observe">> & Pick<WebhookSenderOptions, "log" | "observe">;
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #inFlight = new Set<AbortController>();
+  #closed = false;
+
+  constructor(targets: readonly WebhookTarget[], options: WebhookSenderOptions = {}) {
+    this.#targets = targets;
+    this.#options = {
+      attempts: options.attempts ?? 6,
+      firstRetryMs: options.firstRetryMs ?? 1_000,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      ...(options.log === undefined ? {} : { log: options.log }),
+      ...(options.observe === undefined ? {} : { observe: options.observe }),
+    };
+  }
+
+  /** Sends the event that a response ended, to every target that wants it. */
+  responseEnded(type: WebhookEventType, responseId: string): void {
+    if (this.#closed) return;
+    const event = {
+      id: `evt_${randomUUID().replaceAll("-", "")}`,
+      object: "event",
+      created_at: Math.floor(Date.now() / 1000),
+      type,
+      data: { id: responseId },
+    };
+    const body = JSON.stringify(event);
+    for (const target of this.#targets) {
+      if (target.events !== undefined && !target.events.includes(type)) continue;
+      void this.#attempt(target, event.id, body, 1);
+    }
+  }
+
+  async #attempt(target: WebhookTarget, id: string, body: string, attempt: number): Promise<void> {
+    if (this.#closed) return;
+    const controller = new AbortController();
+    this.#inFlight.add(controller);
+    const timer = setTimeout(() => controller.abort(), this.#options.timeoutMs);
+    let failure: string | undefined;
+    try {
+      // Signed at each attempt: the timestamp is when it was sent.
+      const headers = { "content-type": "application/json", ...signWebhook(target.secret, id, Math.floor(Date.now() / 1000), body) };
+      const response = await fetch(target.url, { method: "POST", headers, body, signal: controller.signal });
+      await response.body?.cancel();
+      if (response.ok) {
+        this.#options.observe?.("delivered");
+        return;
+      }
+      failure = `answered ${response.status}`;
+    } catch (error) {
+      failure = controller.signal.aborted ? `no answer within ${this.#options.timeoutMs} ms` : String((error as Error).message);
+    } finally {
+      clearTimeout(timer);
+      this.#inFlight.delete(controller);
+    }
+    if (this.#closed) return;
+    if (attempt >= this.#options.attempts) {
+      this.#options.observe?.("failed");
+      this.#options.log?.error(
+        { url: target.url, event: id, attempts: attempt, reason: failure },
+        "a webhook could not be delivered; giving up",
+      );
+      return;
+    }
+    const wait = this.#options.firstRetryMs * 2 ** (attempt - 1);
+    this.#options.log?.warn(
+      { url: target.url, event: id, attempt, reason: failure, retryInMs: wait },
+      "a webhook delivery failed; retrying",
+    );
+    const retry = setTimeout(() => {
+      this.#timers.delete(retry);
+      void this.#attempt(target, id, body, attempt + 1);
+    }, wait);
+    this.#timers.add(retry);
+  }
+
+  /** Stops: pending retries are dropped, requests in flight aborted. */
+  close(): void {
+    this.#closed = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    for (const controller of this.#inFlight) controller.abort();
+  }
+
+  /** Deliveries still waiting for a retry or an answer (for tests that count what is left). */
+  get pending(): number {
+    return this.#timers.size + this.#inFlight.size;
+  }
+}

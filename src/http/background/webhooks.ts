@@ -41,7 +41,7 @@ function signingKey(secret: string): Buffer {
  * `{id}.{timestamp}.{body}`, sent as `webhook-signature: v1,<base64>` beside `webhook-id`
  * and `webhook-timestamp`.
  */
-export function signWebhook(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
+function signWebhook(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
   const signature = createHmac("sha256", signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64");
   return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${signature}` };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { clientEvent, defineClientSettings, statusEvent } from "chat-serve";
@@ -20,6 +21,7 @@ const STYLE: Record<Settings["audience"], string> = {
   child: "simply enough for a child",
 };
 const NAMESPACE = ["research"];
+const READ_MS = 200;
 
 function topicOf(text: string): string {
   return text.trim().replace(/[?.!]+$/u, "") || "your question";
@@ -33,6 +35,8 @@ export const graph = new StateGraph(MessagesAnnotation, ResearchSettings.schema)
     const { depth } = runtime.context as Settings;
     statusEvent(`Searching ${depth} source${depth === 1 ? "" : "s"}`, { namespace: NAMESPACE });
     for (let completed = 1; completed <= depth; completed += 1) {
+      // Reading a source takes a moment (and stops when the run is cancelled).
+      await sleep(READ_MS, undefined, { signal: runtime.signal });
       clientEvent("progress", { stage: "search", completed, total: depth, message: `Read source ${completed}` }, NAMESPACE);
     }
     return {};

@@ -73,3 +73,10 @@ test("README: a three-turn Agents SDK session, by previousResponseId and by conv
   assert.match(output, /^You said "what is my name\?"\. Before that you said: "my name is Ada", "I like tea"\.$/mu);
   assert.match(output, /^You said "three"\. Before that you said: "one", "two"\.$/mu);
 });
+
+test("README: background runs, polled, reattached and cancelled", async () => {
+  const output = await runExample("background");
+  assert.match(output, /^completed in the background$/mu);
+  assert.match(output, /^reattached: one two three four$/mu);
+  assert.match(output, /^cancelled$/mu);
+});

@@ -297,11 +297,13 @@ export class ChatServe {
     const docs = options.docs ?? env.docsEnabled ?? false;
     const playground = options.playground ?? false;
     const metricsSettings = this.#options.metrics;
+    const queue = new InProcessQueue();
     if (metricsSettings !== undefined) {
       // prom-client loads only when metrics are on.
       const { ServerMetrics } = await import("./metrics.js");
       const metrics = new ServerMetrics({
         runsInFlight: () => this.#runs.size,
+        background: () => queue.counts(),
         pendingRuns: this.registry.getGraphNames().some((name) => this.registry.getGraph(name).features.has(GraphFeature.INTERRUPTS))
           ? () => this.registry.pendingRuns.count()
           : undefined,
@@ -320,20 +322,24 @@ export class ChatServe {
     const webhooks =
       this.#options.webhooks === undefined || this.#options.webhooks.length === 0
         ? undefined
-        : new WebhookSender(this.#options.webhooks, { log: this.app.log });
+        : new WebhookSender(this.#options.webhooks, {
+            log: this.app.log,
+            ...(this.#metrics === undefined ? {} : { observe: (outcome) => this.#metrics?.webhook(outcome) }),
+          });
     if (webhooks !== undefined) this.app.addHook("onClose", async () => webhooks.close());
     const background =
       "unavailable" in settings
         ? undefined
         : new BackgroundRuns({
             registry: this.registry,
-            queue: new InProcessQueue(),
+            queue,
             events: new MemoryEventLog(),
             runs: this.#runs,
             backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
             concurrency: settings.concurrency ?? DEFAULT_BACKGROUND_CONCURRENCY,
             log: this.app.log,
             ...(webhooks === undefined ? {} : { webhooks }),
+            ...(this.#metrics === undefined ? {} : { metrics: this.#metrics }),
           });
     if (background !== undefined) this.app.addHook("onClose", () => background.close());
     const pluginOptions = {

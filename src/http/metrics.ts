@@ -38,8 +38,18 @@ export class ServerMetrics {
   readonly #openStreams: Gauge<"api">;
   readonly #backend: Histogram<"backend" | "operation">;
   readonly #onTiming: (message: unknown) => void;
+  readonly #backgroundFinished: Counter<"model" | "status">;
+  readonly #backgroundWait: Histogram<"model">;
+  readonly #backgroundRun: Histogram<"model">;
+  readonly #webhooks: Counter<"outcome">;
 
-  constructor(sources: { runsInFlight: () => number; pendingRuns?: () => Promise<number>; timeoutMs: number }) {
+  constructor(sources: {
+    runsInFlight: () => number;
+    pendingRuns?: () => Promise<number>;
+    /** Background jobs waiting and running in this process. */
+    background?: () => { waiting: number; running: number };
+    timeoutMs: number;
+  }) {
     const registers = [this.registry];
     // Under their usual names (process_*, nodejs_*), which dashboards expect.
     collectDefaultMetrics({ register: this.registry });
@@ -111,6 +121,61 @@ export class ServerMetrics {
       this.#backend.observe({ backend: timing.backend, operation: timing.operation }, timing.seconds);
     };
     diagnosticsChannel.subscribe(backendTimingChannel.name, this.#onTiming);
+    if (sources.background !== undefined) {
+      const counts = sources.background;
+      new Gauge({
+        name: "chat_serve_background_runs",
+        help: "Background responses queued and running in this process right now.",
+        labelNames: ["state"],
+        registers,
+        collect() {
+          const { waiting, running } = counts();
+          this.set({ state: "queued" }, waiting);
+          this.set({ state: "running" }, running);
+        },
+      });
+    }
+    this.#backgroundFinished = new Counter({
+      name: "chat_serve_background_finished_total",
+      help: "Background responses that ended, by model and status (completed, incomplete, failed, cancelled).",
+      labelNames: ["model", "status"],
+      registers,
+    });
+    this.#backgroundWait = new Histogram({
+      name: "chat_serve_background_queue_wait_seconds",
+      help: "From a background response's queueing to the start of its run.",
+      labelNames: ["model"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.#backgroundRun = new Histogram({
+      name: "chat_serve_background_run_seconds",
+      help: "From the start of a background response's run to its end.",
+      labelNames: ["model"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.#webhooks = new Counter({
+      name: "chat_serve_webhook_deliveries_total",
+      help: "Webhook deliveries: delivered, or failed after every retry.",
+      labelNames: ["outcome"],
+      registers,
+    });
+  }
+
+  /** A background response started its run, after waiting in the queue. */
+  backgroundStarted(model: string, waitSeconds: number): void {
+    this.#backgroundWait.observe({ model }, waitSeconds);
+  }
+
+  /** A background response ended. */
+  backgroundEnded(model: string, status: string, runSeconds: number | undefined): void {
+    this.#backgroundFinished.inc({ model, status });
+    if (runSeconds !== undefined) this.#backgroundRun.observe({ model }, runSeconds);
+  }
+
+  webhook(outcome: "delivered" | "failed"): void {
+    this.#webhooks.inc({ outcome });
   }
 
   requestEnded(labels: { model: string; api: ApiLabel; status: number }, seconds: number): void {

@@ -241,3 +241,31 @@ describe("webhooks", () => {
     );
   });
 });
+
+describe("background metrics", () => {
+  test("queued and running gauges, ended by status, queue wait and run time per model", async () => {
+    const measured = await startTestServer(
+      { slow: { graph: slowGraph(), description: "slow", streamableNodeNames: ["respond"] } },
+      { metrics: {}, background: { concurrency: 1 } },
+    );
+    try {
+      const measuredClient = new OpenAI({ baseURL: measured.baseURL, apiKey: "x", maxRetries: 0 });
+      const first = await measuredClient.responses.create({ model: "slow", input: "one", background: true });
+      const second = await measuredClient.responses.create({ model: "slow", input: "two", background: true });
+      const scrape = async () => (await fetch(`${measured.origin}/metrics`)).text();
+      const during = await scrape();
+      assert.match(during, /^chat_serve_background_runs\{state="queued"\} 1$/mu, "one waits behind the other (concurrency 1)");
+      assert.match(during, /^chat_serve_background_runs\{state="running"\} 1$/mu);
+      await measuredClient.responses.cancel(second.id);
+      while ((await measuredClient.responses.retrieve(first.id)).status !== "completed") await sleep(20);
+      const after = await scrape();
+      assert.match(after, /^chat_serve_background_finished_total\{model="slow",status="completed"\} 1$/mu);
+      assert.match(after, /^chat_serve_background_finished_total\{model="slow",status="cancelled"\} 1$/mu);
+      assert.match(after, /^chat_serve_background_queue_wait_seconds_count\{model="slow"\} 1$/mu, "the cancelled one never started");
+      assert.match(after, /^chat_serve_background_run_seconds_count\{model="slow"\} 1$/mu);
+      assert.match(after, /^chat_serve_background_runs\{state="running"\} 0$/mu);
+    } finally {
+      await measured.close();
+    }
+  });
+});

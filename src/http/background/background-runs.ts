@@ -13,6 +13,7 @@ import type { ResponseRecord } from "../../store/conversation-store.js";
 import { anySignal } from "../../util/any-signal.js";
 import type { ResponseObject, ResponseStreamEvent } from "../../wire/responses-response.js";
 import { toServeError } from "../error-mapper.js";
+import type { ServerMetrics } from "../metrics.js";
 import { planResponsesRun, type ResolvedRequest, saveResponse } from "../responses-run.js";
 import type { RunTracker } from "../run-tracker.js";
 import type { BackgroundEventLog, EventsFrom } from "./event-log.js";
@@ -34,6 +35,7 @@ export interface BackgroundRunsOptions {
   log?: RunLogger & { error(object: Record<string, unknown>, message: string): void };
   /** Told when a background response ends (completed, incomplete, failed or cancelled). */
   webhooks?: WebhookSender;
+  metrics?: Pick<ServerMetrics, "backgroundStarted" | "backgroundEnded">;
 }
 
 const ENDED: Record<string, WebhookEventType> = {
@@ -86,7 +88,7 @@ export class BackgroundRuns {
     const created = renderer.queued();
     await this.#save(job.scope, parsed, renderer.response);
     if (parsed.body.stream === true) for (const event of created) this.#options.events.append(id, event);
-    const full: BackgroundJob = { ...job, responseId: id, ...(runId === undefined ? {} : { runId }) };
+    const full: BackgroundJob = { ...job, responseId: id, queuedAt: Date.now(), ...(runId === undefined ? {} : { runId }) };
     await storeCall(backendTimeoutMs, () => this.#options.queue.enqueue(full));
     return { response: renderer.response };
   }
@@ -137,8 +139,11 @@ export class BackgroundRuns {
       if (streaming) for (const event of produced) events.append(job.responseId, event);
     };
     let run: PreparedRun | undefined;
+    let startedAt: number | undefined;
     try {
       if (signal.signal.aborted) throw signal.signal.reason;
+      startedAt = Date.now();
+      if (job.queuedAt !== undefined) this.#options.metrics?.backgroundStarted(parsed.body.model, (startedAt - job.queuedAt) / 1000);
       emit(renderer.started());
       await this.#save(job.scope, parsed, renderer.response);
       const resolved: ResolvedRequest = await planResponsesRun({ registry, backendTimeoutMs }, parsed, job.scope, job.responseId);
@@ -182,6 +187,11 @@ export class BackgroundRuns {
     } finally {
       const ended = ENDED[renderer.response.status];
       if (ended !== undefined) this.#options.webhooks?.responseEnded(ended, job.responseId);
+      this.#options.metrics?.backgroundEnded(
+        parsed.body.model,
+        renderer.response.status,
+        startedAt === undefined ? undefined : (Date.now() - startedAt) / 1000,
+      );
       if (streaming) events.finish(job.responseId);
       signal.dispose();
       await run?.release();

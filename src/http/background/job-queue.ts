@@ -9,6 +9,8 @@ export interface BackgroundJob {
   requestId: string;
   /** For an interrupt graph: the run the response names (its id carries it). */
   runId?: string;
+  /** When it was queued (ms since the epoch), for the queue-wait metric. */
+  queuedAt?: number;
   /** The Responses request body, as the client sent it. */
   body: Record<string, unknown>;
 }

@@ -39,6 +39,16 @@ function post(server: TestServer, key: string, body: Record<string, unknown>) {
 }
 
 describe("requests per window", () => {
+  test("a background submission counts against the request rate too", async () => {
+    const server = await serve({ echo: { graph: echoGraph(), description: "Echo" } }, { auth, limits: { requestsPerMinute: 2 } });
+    const client = new OpenAI({ baseURL: server.baseURL, apiKey: ACME, maxRetries: 0 });
+    for (let index = 0; index < 2; index += 1) await client.responses.create({ model: "echo", input: "x", background: true });
+    await assert.rejects(
+      client.responses.create({ model: "echo", input: "x", background: true }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 429 && error.code === "rate_limit_exceeded",
+    );
+  });
+
   test("over the limit is a 429 rate_limit_exceeded with Retry-After and OpenAI's headers; each tenant counts alone", async () => {
     const server = await serve(
       { echo: { graph: echoGraph(), description: "Echo" }, other: { graph: echoGraph(), description: "Other" } },

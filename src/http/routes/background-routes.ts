@@ -66,6 +66,10 @@ export async function submitBackground(
       param: "background",
     });
   }
+  // A submission counts against the request rate like any run; the queue's concurrency, not a
+  // request's concurrent-run slot, bounds how many run at once.
+  const admission = await options.limits?.admit(request, reply, parsed.body.model);
+  await admission?.();
   const submitted = await options.background.submit(parsed, {
     scope: await requestScope(request, options.checkpointScope),
     ...(request.chatServeCaller?.tenant === undefined ? {} : { tenant: request.chatServeCaller.tenant }),

@@ -1,4 +1,5 @@
 import { deleteIdleRuns, type IdleRunResult, type PendingRunStores } from "../coordination/expire-pending.js";
+import { SweepTimer } from "./sweep-timer.js";
 
 /** The key of the sweep's own lease: one sweep at a time across every process and host. */
 export const SWEEP_LEASE_KEY = "chat-serve:pending-run-sweep";
@@ -20,32 +21,24 @@ export interface PendingRunSweeperOptions extends PendingRunStores {
  */
 export class PendingRunSweeper {
   readonly #options: PendingRunSweeperOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  readonly #timer: SweepTimer;
 
   constructor(options: PendingRunSweeperOptions) {
     this.#options = options;
+    this.#timer = new SweepTimer(
+      options.sweepEveryMs,
+      () => this.sweep(),
+      (error) => options.log?.warn({ err: error }, "the pending-run sweep failed; it runs again later"),
+    );
   }
 
   start(): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => {
-      // A sweep still running when the next is due is left to finish.
-      if (this.#running !== undefined) return;
-      this.#running = this.sweep()
-        .catch((error: unknown) => this.#options.log?.warn({ err: error }, "the pending-run sweep failed; it runs again later"))
-        .finally(() => {
-          this.#running = undefined;
-        });
-    }, this.#options.sweepEveryMs);
-    this.#timer.unref();
+    this.#timer.start();
   }
 
   /** Stops the timer and waits for a sweep in progress. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#timer.stop();
   }
 
   /** One sweep: undefined when another process holds the sweep's lease. */

@@ -1,6 +1,7 @@
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import type { ConversationStore, PurgeResult, ReleasedThread } from "../store/conversation-store.js";
 import { withDeadline } from "../util/deadline.js";
+import { SweepTimer } from "./sweep-timer.js";
 
 /** The key of the store sweep's own lease: one sweep at a time across every process and host. */
 const STORE_SWEEP_LEASE_KEY = "chat-serve:store-sweep";
@@ -51,31 +52,24 @@ export interface StoreSweeperOptions {
  */
 export class StoreSweeper {
   readonly #options: StoreSweeperOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  readonly #timer: SweepTimer;
 
   constructor(options: StoreSweeperOptions) {
     this.#options = options;
+    this.#timer = new SweepTimer(
+      options.sweepEveryMs,
+      () => this.sweep(),
+      (error) => options.log?.warn({ err: error }, "the store sweep failed; it runs again later"),
+    );
   }
 
   start(): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => {
-      if (this.#running !== undefined) return;
-      this.#running = this.sweep()
-        .catch((error: unknown) => this.#options.log?.warn({ err: error }, "the store sweep failed; it runs again later"))
-        .finally(() => {
-          this.#running = undefined;
-        });
-    }, this.#options.sweepEveryMs);
-    this.#timer.unref();
+    this.#timer.start();
   }
 
   /** Stops the timer and waits for a sweep in progress. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#timer.stop();
   }
 
   /** One sweep: undefined when another process holds the sweep's lease. */

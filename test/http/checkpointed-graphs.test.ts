@@ -7,6 +7,7 @@ import OpenAI from "openai";
 import { z } from "zod";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
+import { threadCount } from "../helpers/recall-graphs.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // Graphs compiled the way LangGraph's tutorials compile them: with a checkpointer of their own.
@@ -35,8 +36,7 @@ function reactAgent() {
   return createReactAgent({ llm: model, tools: [getTime], checkpointSaver: agentSaver });
 }
 
-/** How many threads a MemorySaver holds. */
-const threads = (saver: MemorySaver) => Object.keys((saver as unknown as { storage: Record<string, unknown> }).storage).length;
+const threads = threadCount;
 
 let server: TestServer;
 let client: OpenAI;

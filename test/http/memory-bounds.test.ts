@@ -9,12 +9,13 @@ import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { MemoryConversationStore } from "../../src/store/memory-conversation-store.js";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { type Counter, counterGraph } from "../fixtures/interrupt-graphs.js";
+import { threadCount } from "../helpers/recall-graphs.js";
 import { answerBatch } from "../helpers/resume.js";
 
 // The embedded backends are bounded: past their caps the least recently used paused runs,
 // responses and sessions go, and the in-memory checkpointer forgets their threads with them.
 
-const threads = (saver: MemorySaver) => Object.keys((saver as unknown as { storage: Record<string, unknown> }).storage).length;
+const threads = threadCount;
 
 async function serve(registry: GraphRegistry) {
   const serve = new ChatServe({ graphs: registry });

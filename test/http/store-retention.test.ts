@@ -7,12 +7,13 @@ import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { StoreSweeper } from "../../src/server/store-sweeper.js";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
+import { threadCount } from "../helpers/recall-graphs.js";
 
 // Retention: what was last used longer ago than expireAfter is swept, with the checkpoints of
 // the threads nothing refers to any more; one sweep at a time (it takes a lease).
 
 const DAY = 24 * 60 * 60 * 1000;
-const threads = (saver: MemorySaver) => Object.keys((saver as unknown as { storage: Record<string, unknown> }).storage).length;
+const threads = threadCount;
 
 test("a sweep deletes responses, conversations and sessions unused for longer than expireAfter, and their threads", async () => {
   const saver = new MemorySaver();

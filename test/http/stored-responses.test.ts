@@ -1,37 +1,19 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { BaseMessage } from "@langchain/core/messages";
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { MemorySaver } from "@langchain/langgraph";
 import OpenAI from "openai";
-import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { assertMatchesItem, assertMatchesResponses } from "../helpers/openai-schema.js";
+import { recallGraph, threadCount } from "../helpers/recall-graphs.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // Stored responses and the Conversations API through the real `openai` client: what is
 // stored, retrieved, listed, continued and deleted, every bad id a clear 4xx, and every
 // object of one tenant a 404 for another.
 
-const said = (messages: BaseMessage[]) =>
-  messages
-    .filter((message) => message.type === "human")
-    .map((message) => message.text)
-    .join(" | ");
-
-/** A graph without a checkpointer: it remembers only what the request gives it. */
-function recallGraph(checkpointer?: MemorySaver) {
-  const model = new ScriptedChatModel({ respond: (messages) => `I remember: ${said(messages)}` });
-  return new StateGraph(MessagesAnnotation)
-    .addNode("chatbot", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
-    .addEdge(START, "chatbot")
-    .addEdge("chatbot", END)
-    .compile(checkpointer === undefined ? {} : { checkpointer });
-}
-
 const KEY_A = "sk-tenant-a-0123456789";
 const KEY_B = "sk-tenant-b-0123456789";
 const statefulSaver = new MemorySaver();
-/** How many threads a MemorySaver holds. */
-const threads = (saver: MemorySaver) => Object.keys((saver as unknown as { storage: Record<string, unknown> }).storage).length;
+const threads = threadCount;
 
 let server: TestServer;
 let client: OpenAI;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
@@ -11,6 +11,7 @@ import { z } from "zod";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
+import { recallGraph, said } from "../helpers/recall-graphs.js";
 import { answerBatch } from "../helpers/resume.js";
 import { parseSse, startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -19,22 +20,9 @@ import { parseSse, startTestServer, type TestServer } from "../helpers/server.js
 // every user message its state holds, so a test sees exactly what the thread remembers: a
 // message sent twice (a server that replayed the history into the thread) shows twice.
 
-const said = (messages: BaseMessage[]) =>
-  messages
-    .filter((message) => message.type === "human")
-    .map((message) => message.text)
-    .join(" | ");
-
 const tutorialSaver = new MemorySaver();
 
-function tutorialGraph() {
-  const model = new ScriptedChatModel({ respond: (messages) => `I remember: ${said(messages)}` });
-  return new StateGraph(MessagesAnnotation)
-    .addNode("chatbot", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
-    .addEdge(START, "chatbot")
-    .addEdge("chatbot", END)
-    .compile({ checkpointer: tutorialSaver });
-}
+const tutorialGraph = () => recallGraph(tutorialSaver);
 
 function reactAgent() {
   const getTime = tool(async () => "12:00", { name: "get_time", description: "The time now", schema: z.object({}) });
@@ -49,14 +37,7 @@ function reactAgent() {
 }
 
 /** A graph without a checkpointer of its own, made stateful by `threads: true`. */
-function plainGraph() {
-  const model = new ScriptedChatModel({ respond: (messages) => `I remember: ${said(messages)}` });
-  return new StateGraph(MessagesAnnotation)
-    .addNode("chatbot", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
-    .addEdge(START, "chatbot")
-    .addEdge("chatbot", END)
-    .compile();
-}
+const plainGraph = () => recallGraph();
 
 /** A stateful graph that says how many system messages its thread holds. */
 function systemCountingGraph() {

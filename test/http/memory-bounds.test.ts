@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { MemorySaver } from "@langchain/langgraph";
 import OpenAI from "openai";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex } from "../../src/coordination/pending-run-index.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { MemoryConversationStore } from "../../src/store/memory-conversation-store.js";
-import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { type Counter, counterGraph } from "../fixtures/interrupt-graphs.js";
-import { threadCount } from "../helpers/recall-graphs.js";
+import { recallGraph, threadCount } from "../helpers/recall-graphs.js";
 import { answerBatch } from "../helpers/resume.js";
 
 // The embedded backends are bounded: past their caps the least recently used paused runs,
@@ -57,12 +56,7 @@ test("paused runs past the cap: the least recently active is expired, its checkp
 
 test("stored responses and sessions past the cap: the oldest go, and their threads leave the checkpointer at once", async () => {
   const saver = new MemorySaver();
-  const model = new ScriptedChatModel({ respond: (messages) => `${messages.length} messages` });
-  const graph = new StateGraph(MessagesAnnotation)
-    .addNode("chatbot", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
-    .addEdge(START, "chatbot")
-    .addEdge("chatbot", END)
-    .compile({ checkpointer: saver });
+  const graph = recallGraph(saver);
   const store = new MemoryConversationStore({ maxResponses: 2, maxSessions: 1 });
   const registry = new GraphRegistry({ stateful: { graph, description: "stateful" } }, { store });
   const { client, close } = await serve(registry);

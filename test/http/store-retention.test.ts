@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { MemorySaver } from "@langchain/langgraph";
 import OpenAI from "openai";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { StoreSweeper } from "../../src/server/store-sweeper.js";
-import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
-import { threadCount } from "../helpers/recall-graphs.js";
+import { recallGraph, threadCount } from "../helpers/recall-graphs.js";
 
 // Retention: what was last used longer ago than expireAfter is swept, with the checkpoints of
 // the threads nothing refers to any more; one sweep at a time (it takes a lease).
@@ -17,12 +16,7 @@ const threads = threadCount;
 
 test("a sweep deletes responses, conversations and sessions unused for longer than expireAfter, and their threads", async () => {
   const saver = new MemorySaver();
-  const model = new ScriptedChatModel({ respond: (messages) => `${messages.length} messages` });
-  const graph = new StateGraph(MessagesAnnotation)
-    .addNode("chatbot", async (state, config) => ({ messages: [await model.invoke(state.messages, config)] }))
-    .addEdge(START, "chatbot")
-    .addEdge("chatbot", END)
-    .compile({ checkpointer: saver });
+  const graph = recallGraph(saver);
   const registry = new GraphRegistry({ stateful: { graph, description: "stateful" } });
   const serve = new ChatServe({ graphs: registry });
   const app = await serve.bind({ prefix: "/v1" });

@@ -1,5 +1,5 @@
 import Fastify from "fastify";
-import { registerScrapeRoute } from "../http/chat-serve.js";
+import { registerScrapeRoute } from "../http/host-app.js";
 import type { MetricsSettings } from "../http/metrics.js";
 import { lazySchemaController } from "../http/schema-compilers.js";
 

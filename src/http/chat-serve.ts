@@ -1,94 +1,23 @@
-import { timingSafeEqual } from "node:crypto";
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import { InvalidApiKeyError, ServerShuttingDownError, UnknownUrlError } from "../errors/catalogue.js";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import { ServerShuttingDownError } from "../errors/catalogue.js";
 import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { didYouMean } from "../util/did-you-mean.js";
-import { escapeHtml } from "../util/escape-html.js";
-import { Authenticator, type AuthSettings, bearerToken, secretDigest } from "./auth.js";
+import { Authenticator, type AuthSettings } from "./auth.js";
 import { BackgroundRuns } from "./background/background-runs.js";
 import { MemoryEventLog } from "./background/event-log.js";
 import { InProcessQueue } from "./background/job-queue.js";
 import { WebhookSender, type WebhookTarget } from "./background/webhooks.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
-import { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./framework-errors.js";
+import { createHostApp, type HttpTimeouts, registerRootPointers, registerScrapeRoute } from "./host-app.js";
 import { type LimitSettings, RunLimits } from "./limits.js";
 import type { MetricsSettings, ServerMetrics } from "./metrics.js";
-import { chatServePlugin, sendServeError } from "./plugin.js";
-import { requestIdOf, resolveRequestId } from "./request-id.js";
+import { chatServePlugin } from "./plugin.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import type { CheckpointScope } from "./run-request.js";
 import { RunTracker } from "./run-tracker.js";
-import { lazySchemaController } from "./schema-compilers.js";
-
-// API paths a client may ask for without the prefix, when its base URL lacks it.
-const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
-
-/**
- * On an app chat-serve created: `GET /` says where the API, the playground and the docs are
- * (a page for a browser, JSON for anything else), and a request for an API path without the
- * prefix (a base URL missing `/v1`) is told the right URL.
- */
-function registerRootPointers(app: FastifyInstance, options: { prefix: string; docs: boolean; playground: boolean }): void {
-  const { prefix } = options;
-  const links = {
-    api: prefix || "/",
-    models: `${prefix}/models`,
-    ...(options.playground ? { playground: `${prefix}/playground` } : {}),
-    ...(options.docs ? { docs: `${prefix}/docs` } : {}),
-  };
-  const where = options.playground ? ` Try the models in a browser at ${links.playground}.` : "";
-  const message = `chat-serve is running. The OpenAI-compatible API is under ${links.api}: list the models with GET ${links.models}.${where}`;
-  const page = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>chat-serve</title></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; line-height: 1.5">
-<h1>chat-serve is running</h1>
-<ul>
-${options.playground ? `<li><a href="${escapeHtml(links.playground!)}">Playground</a>: chat with the models in this browser</li>\n` : ""}<li>OpenAI-compatible API: base URL <code>${escapeHtml(links.api)}</code> (<a href="${escapeHtml(links.models)}">the models</a>)</li>
-${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` : ""}</ul>
-</body></html>`;
-  app.get("/", async (request, reply) => {
-    // A browser asks for HTML first; clients and curl get JSON.
-    if (/^text\/html\b/u.test(request.headers.accept ?? "")) {
-      return reply.type("text/html; charset=utf-8").send(page);
-    }
-    return { object: "chat-serve", message, ...links };
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split("?")[0] ?? "/";
-    const hint = API_PATHS.test(path)
-      ? `Did you mean ${prefix}${path}? Point the client's base URL at ${prefix} (for example http://host:port${prefix}).`
-      : `The API is under ${prefix || "/"}.`;
-    return sendServeError(reply.header("x-request-id", request.id), new UnknownUrlError(request.method, request.url, hint));
-  });
-}
-
-/**
- * `GET {path}` on the host app: the Prometheus scrape, behind a bearer token when one is set
- * (compared in constant time).
- */
-export function registerScrapeRoute(
-  app: FastifyInstance,
-  metrics: { scrape(): Promise<{ contentType: string; body: string }> },
-  settings: MetricsSettings,
-): void {
-  const token = settings.token === undefined ? undefined : secretDigest(settings.token);
-  app.get(settings.path ?? "/metrics", { schema: { hide: true } }, async (request, reply) => {
-    if (token !== undefined) {
-      const sent = bearerToken(request);
-      if (sent === undefined || !timingSafeEqual(secretDigest(sent), token)) {
-        return sendServeError(
-          reply.header("x-request-id", resolveRequestId(request)),
-          new InvalidApiKeyError("The metrics need the scrape token: send it as 'Authorization: Bearer TOKEN'."),
-        );
-      }
-    }
-    const { contentType, body } = await metrics.scrape();
-    return reply.type(contentType).send(body);
-  });
-}
 
 /** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
 function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
@@ -104,59 +33,6 @@ function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
 const DEFAULT_BODY_LIMIT = 1_048_576;
 const DEFAULT_BACKGROUND_CONCURRENCY = 4;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
-
-/** How long a client may take to send a request; a response, however long it streams, is never cut. */
-export interface HttpTimeouts {
-  /** Until the request headers are in (default 20 s). */
-  headersTimeoutMs?: number;
-  /** Until the whole request, body included, is in (default 60 s). */
-  requestTimeoutMs?: number;
-  /** How long an idle keep-alive connection stays open between requests (default 72 s). */
-  keepAliveTimeoutMs?: number;
-}
-
-const DEFAULT_HTTP_TIMEOUTS: Required<HttpTimeouts> = {
-  headersTimeoutMs: 20_000,
-  requestTimeoutMs: 60_000,
-  keepAliveTimeoutMs: 72_000,
-};
-
-/**
- * A fastify app for chat-serve to own: its request, header and idle timeouts, and framework
- * and client errors (bad URLs, oversized headers, broken framing) answered in the OpenAI
- * envelope with an `x-request-id`. Access logs belong to the deployment's web server or proxy.
- */
-function createHostApp(logger: FastifyServerOptions["logger"], timeouts: HttpTimeouts | undefined): FastifyInstance {
-  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
-  const app = Fastify({
-    logger: logger ?? false,
-    // Fastify's JSON-schema compilers load only if a route has a schema to compile.
-    schemaController: lazySchemaController,
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
-    requestTimeout: requestTimeoutMs,
-    keepAliveTimeout: keepAliveTimeoutMs,
-    // close() ends every connection: a graceful stop drains first (drain(), runsSettled()), and a
-    // connection a client opened but never used must not hold close() until its headers time out.
-    forceCloseConnections: true,
-    // Node checks those deadlines on this interval (30 s by default, too coarse for them).
-    // Node answers an HTTP/1.1 request without a Host header with a bare 400 of its own; it
-    // reaches the app instead, which answers it in the envelope (missingHostHook).
-    http: {
-      headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
-      connectionsCheckingInterval: 1_000,
-      requireHostHeader: false,
-    },
-    frameworkErrors: frameworkErrorHandler,
-    clientErrorHandler,
-    // Fastify's own request ID (and its logger's label) is ours: no second child logger per request.
-    genReqId: requestIdOf,
-    // While closing, requests on open connections reach the routes, which answer in the
-    // OpenAI envelope (503 server_shutting_down for new runs) rather than fastify's own 503.
-    return503OnClosing: false,
-  });
-  app.addHook("onRequest", missingHostHook);
-  return app;
-}
 
 export interface ChatServeOptions {
   /** A host fastify app to mount into. Absent: a new one is created. */

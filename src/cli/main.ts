@@ -94,6 +94,15 @@ export function buildProgram(): Command {
         .option("--json", "print JSON instead of a sentence")
         .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
         .action(async (options) => (await import("./commands/responses.js")).responsesPurgeCommand(options)),
+    )
+    .addCommand(
+      new Command("list")
+        .description("list stored responses of every tenant, newest first (--status in_progress: the background runs going on)")
+        .option("--status <status>", "only this status: queued, in_progress, completed, incomplete, failed or cancelled")
+        .option("--limit <n>", "at most this many (default 50)")
+        .option("--json", "print JSON instead of a table")
+        .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+        .action(async (options) => (await import("./commands/responses.js")).responsesListCommand(options)),
     );
 
   program

@@ -76,6 +76,16 @@ export interface ItemPageResult {
   hasMore: boolean;
 }
 
+/** One stored response as an operator's list shows it. */
+export interface ResponseSummary {
+  id: string;
+  scope: string;
+  model: string;
+  status: string;
+  background: boolean;
+  createdAt: Date;
+}
+
 /** A thread nothing refers to any more: its checkpoints can go. */
 export interface ReleasedThread {
   threadId: string;
@@ -137,6 +147,9 @@ export interface ConversationStore {
   /** The turns of a chat session on a stateful graph (by the session's thread key), longest history first. */
   sessionTurns(sessionKey: string): Promise<SessionTurn[]>;
   addSessionTurn(sessionKey: string, owner: { scope: string; model: string }, turn: SessionTurn): Promise<void>;
+
+  /** Stored responses of every scope, newest first, for operators (`chat-serve responses list`). */
+  listResponses(filter: { status?: string; limit: number }): Promise<ResponseSummary[]>;
 
   /**
    * Marks every background response still `queued` or `in_progress` as `failed`, with the

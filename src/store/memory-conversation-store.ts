@@ -8,6 +8,7 @@ import {
   type PurgeResult,
   type ReleasedThread,
   type ResponseRecord,
+  type ResponseSummary,
   type SessionTurn,
   type StoredItem,
   type ThreadPoint,
@@ -283,6 +284,21 @@ export class MemoryConversationStore implements ConversationStore {
     this.#sessions.delete(sessionKey);
     this.#sessions.set(sessionKey, session);
     this.#evict(this.#sessions, this.#limits.maxSessions, MemoryConversationStore.#sessionThreads);
+  }
+
+  async listResponses(filter: { status?: string; limit: number }): Promise<ResponseSummary[]> {
+    return [...this.#responses.values()]
+      .filter((record) => filter.status === undefined || record.response.status === filter.status)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+      .slice(0, filter.limit)
+      .map((record) => ({
+        id: record.id,
+        scope: record.scope,
+        model: record.model,
+        status: String(record.response.status),
+        background: record.response.background === true,
+        createdAt: record.createdAt,
+      }));
   }
 
   async failUnfinished(message: string): Promise<number> {

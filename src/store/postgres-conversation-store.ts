@@ -8,6 +8,7 @@ import {
   type PurgeResult,
   type ReleasedThread,
   type ResponseRecord,
+  type ResponseSummary,
   type SessionTurn,
   type StoredItem,
   UnknownCursorError,
@@ -301,6 +302,29 @@ export class PostgresConversationStore implements ConversationStore {
     );
     // The whole session stays as long as it is used.
     await this.#pool.query(`UPDATE ${this.#turns} SET created_at = now() WHERE session_key = $1`, [sessionKey]);
+  }
+
+  async listResponses(filter: { status?: string; limit: number }): Promise<ResponseSummary[]> {
+    const { rows } = await this.#pool.query<{
+      id: string;
+      scope: string;
+      model: string;
+      status: string;
+      background: boolean;
+      created_at: Date;
+    }>(
+      `SELECT id, scope, model, response->>'status' AS status, coalesce((response->>'background')::boolean, false) AS background, created_at
+       FROM ${this.#responses} WHERE ($1::text IS NULL OR response->>'status' = $1) ORDER BY created_at DESC LIMIT $2`,
+      [filter.status ?? null, filter.limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      scope: row.scope,
+      model: row.model,
+      status: row.status,
+      background: row.background,
+      createdAt: row.created_at,
+    }));
   }
 
   async failUnfinished(message: string): Promise<number> {

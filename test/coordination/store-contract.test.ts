@@ -88,6 +88,27 @@ for (const { name, skip, make } of implementations) {
       assert.equal((await store.getResponse("a", done.id))!.response.status, "completed");
     });
 
+    test("operators list responses of every scope, newest first, by status", async () => {
+      const store = await make();
+      const older = response("a", {
+        createdAt: new Date(Date.now() - 60_000),
+        response: { id: "o", status: "completed", background: false },
+      });
+      const newer = response("b", { response: { id: "n", status: "in_progress", background: true } });
+      await store.saveResponse(older);
+      await store.saveResponse(newer);
+      const listed = (await store.listResponses({ limit: 1_000 })).filter((row) => row.id === older.id || row.id === newer.id);
+      assert.deepEqual(
+        listed.map((row) => [row.id, row.scope, row.status, row.background]),
+        [
+          [newer.id, "b", "in_progress", true],
+          [older.id, "a", "completed", false],
+        ],
+      );
+      const running = await store.listResponses({ status: "in_progress", limit: 1_000 });
+      assert.ok(running.some((row) => row.id === newer.id) && !running.some((row) => row.id === older.id));
+    });
+
     test("saving a response again replaces it (a background response is saved as it goes)", async () => {
       const store = await make();
       const record = response("a", { response: { id: "x", status: "queued" } });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import OpenAI from "openai";
-import { startCli } from "../helpers/cli.js";
+import { runCli, startCli } from "../helpers/cli.js";
 import { dropSchema, POSTGRES_URL, requirePostgres, uniqueSchema } from "../helpers/services.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -39,6 +39,15 @@ export const graph = new StateGraph(MessagesAnnotation)
   const client = new OpenAI({ baseURL: first.baseURL, apiKey: "x", maxRetries: 0 });
   const created = await client.responses.create({ model: "slow", input: "go", background: true });
   while ((await client.responses.retrieve(created.id)).status !== "in_progress") await new Promise((resolve) => setTimeout(resolve, 20));
+  // The operator's view, without the server's keys: the run going on.
+  const running = await runCli(["responses", "list", "--status", "in_progress", "--json"], { cwd: project.dir });
+  assert.equal(running.code, 0, running.stderr);
+  assert.deepEqual(
+    (JSON.parse(running.stdout) as { id: string; model: string; background: boolean; scope: string }[]).map(
+      ({ id, model, background, scope }) => [id, model, background, scope],
+    ),
+    [[created.id, "slow", true, "default"]],
+  );
   await first.stop("SIGKILL");
 
   const second = await startCli([], { cwd: project.dir });
@@ -47,5 +56,7 @@ export const graph = new StateGraph(MessagesAnnotation)
   const after = await new OpenAI({ baseURL: second.baseURL, apiKey: "x", maxRetries: 0 }).responses.retrieve(created.id);
   assert.equal(after.status, "failed");
   assert.match(after.error?.message ?? "", /^The server restarted while this background response was queued or running/u);
+  const table = await runCli(["responses", "list", "--status", "failed"], { cwd: project.dir });
+  assert.match(table.stdout, new RegExp(`│ ${created.id} │ slow\\s+│ default\\s+│ failed\\s+│ yes`, "u"));
   assert.equal(await second.stop(), 0);
 });

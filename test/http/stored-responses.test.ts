@@ -216,6 +216,17 @@ describe("the Conversations API", () => {
     assert.equal(third.output_text, "I remember: seeded | one | added | two | three");
   });
 
+  test("deleting a stateful conversation and its responses deletes its thread's checkpoints", async () => {
+    const before = threads(statefulSaver);
+    const conversation = await client.conversations.create({});
+    const turn = await client.responses.create({ model: "stateful", conversation: conversation.id, input: "a" });
+    assert.equal(threads(statefulSaver), before + 1);
+    await client.conversations.delete(conversation.id);
+    assert.equal(threads(statefulSaver), before + 1, "its response still refers to the thread");
+    await client.responses.delete(turn.id);
+    assert.equal(threads(statefulSaver), before, "nothing refers to it any more");
+  });
+
   test("a conversation belongs to the model of its first response", async () => {
     const conversation = await client.conversations.create({});
     await client.responses.create({ model: "recall", conversation: conversation.id, input: "one" });

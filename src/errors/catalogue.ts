@@ -68,6 +68,18 @@ export class StoredObjectNotFoundError extends ClientError {
   }
 }
 
+/** An `Idempotency-Key` used before with another request body. */
+export class IdempotencyKeyReusedError extends ClientError {
+  readonly status = 422;
+  readonly code = "idempotency_key_reused";
+  constructor() {
+    super(
+      "This Idempotency-Key was used with another request body. Send the same body to get the first request's answer, or use a new key.",
+      { param: "Idempotency-Key" },
+    );
+  }
+}
+
 /** No route matches the URL. */
 export class UnknownUrlError extends ClientError {
   readonly status = 404;

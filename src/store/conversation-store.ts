@@ -76,6 +76,13 @@ export interface ItemPageResult {
   hasMore: boolean;
 }
 
+/** A request made with an `Idempotency-Key`: its body's hash, and once it has ended, its answer. */
+export interface IdempotencyRecord {
+  bodyHash: string;
+  /** The answer as it was sent (status, content type, body), once the first request has ended well. */
+  result?: { status: number; contentType: string; body: string };
+}
+
 /** One stored response as an operator's list shows it. */
 export interface ResponseSummary {
   id: string;
@@ -147,6 +154,18 @@ export interface ConversationStore {
   /** The turns of a chat session on a stateful graph (by the session's thread key), longest history first. */
   sessionTurns(sessionKey: string): Promise<SessionTurn[]>;
   addSessionTurn(sessionKey: string, owner: { scope: string; model: string }, turn: SessionTurn): Promise<void>;
+
+  /**
+   * Claims an idempotency key for a request: undefined when this request now holds it (it
+   * runs), or the record of the request that holds it (the caller replays its answer). Atomic:
+   * of many concurrent claims, one wins.
+   */
+  claimIdempotencyKey(scope: string, key: string, bodyHash: string): Promise<IdempotencyRecord | undefined>;
+  getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /** Keeps the answer of the request that held the key. */
+  settleIdempotencyKey(scope: string, key: string, result: NonNullable<IdempotencyRecord["result"]>): Promise<void>;
+  /** Lets the key go (its request failed): the next request with it runs. */
+  releaseIdempotencyKey(scope: string, key: string): Promise<void>;
 
   /** Stored responses of every scope, newest first, for operators (`chat-serve responses list`). */
   listResponses(filter: { status?: string; limit: number }): Promise<ResponseSummary[]>;

@@ -3,6 +3,7 @@ import {
   type ConversationStore,
   type ConversationUpdate,
   failedResponse,
+  type IdempotencyRecord,
   type ItemPage,
   type ItemPageResult,
   type PurgeResult,
@@ -53,6 +54,7 @@ export class MemoryConversationStore implements ConversationStore {
   readonly #responses = new Map<string, ResponseRecord>();
   readonly #conversations = new Map<string, Conversation>();
   readonly #sessions = new Map<string, Session>();
+  readonly #idempotency = new Map<string, IdempotencyRecord & { createdAt: Date }>();
   /** Threads left unreferenced by an eviction, for the next purge to report (when no `onEvict` takes them). */
   #evicted: ReleasedThread[] = [];
   /** Deletes the threads an eviction leaves unreferenced, at once; set by the registry that owns the checkpointers. */
@@ -286,6 +288,33 @@ export class MemoryConversationStore implements ConversationStore {
     this.#evict(this.#sessions, this.#limits.maxSessions, MemoryConversationStore.#sessionThreads);
   }
 
+  async claimIdempotencyKey(scope: string, key: string, bodyHash: string): Promise<IdempotencyRecord | undefined> {
+    const id = JSON.stringify([scope, key]);
+    const existing = this.#idempotency.get(id);
+    if (existing !== undefined)
+      return copy({ bodyHash: existing.bodyHash, ...(existing.result === undefined ? {} : { result: existing.result }) });
+    this.#idempotency.set(id, { bodyHash, createdAt: this.#now() });
+    // Bounded like the responses.
+    while (this.#idempotency.size > this.#limits.maxResponses) this.#idempotency.delete(this.#idempotency.keys().next().value as string);
+    return undefined;
+  }
+
+  async getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | undefined> {
+    const existing = this.#idempotency.get(JSON.stringify([scope, key]));
+    return existing === undefined
+      ? undefined
+      : copy({ bodyHash: existing.bodyHash, ...(existing.result === undefined ? {} : { result: existing.result }) });
+  }
+
+  async settleIdempotencyKey(scope: string, key: string, result: NonNullable<IdempotencyRecord["result"]>): Promise<void> {
+    const existing = this.#idempotency.get(JSON.stringify([scope, key]));
+    if (existing !== undefined) existing.result = copy(result);
+  }
+
+  async releaseIdempotencyKey(scope: string, key: string): Promise<void> {
+    this.#idempotency.delete(JSON.stringify([scope, key]));
+  }
+
   async listResponses(filter: { status?: string; limit: number }): Promise<ResponseSummary[]> {
     return [...this.#responses.values()]
       .filter((record) => filter.status === undefined || record.response.status === filter.status)
@@ -325,6 +354,7 @@ export class MemoryConversationStore implements ConversationStore {
     for (const record of responses) this.#responses.delete(record.id);
     for (const { record } of conversations) this.#conversations.delete(record.id);
     for (const [key] of sessions) this.#sessions.delete(key);
+    for (const [key, record] of this.#idempotency) if (record.createdAt < cutoff) this.#idempotency.delete(key);
     this.#ref(candidates, -1);
     const threads = this.#released([...this.#evicted.map((thread) => ({ ...thread, checkpointId: "" })), ...candidates]);
     this.#evicted = [];

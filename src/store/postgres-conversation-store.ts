@@ -3,6 +3,7 @@ import {
   type ConversationRecord,
   type ConversationStore,
   type ConversationUpdate,
+  type IdempotencyRecord,
   type ItemPage,
   type ItemPageResult,
   type PurgeResult,
@@ -37,6 +38,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly #conversations: string;
   readonly #items: string;
   readonly #turns: string;
+  readonly #idempotency: string;
 
   constructor(pool: pg.Pool, schema = "public") {
     this.#pool = pool;
@@ -46,6 +48,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#conversations = tables.conversations;
     this.#items = tables.items;
     this.#turns = tables.turns;
+    this.#idempotency = tables.idempotency;
   }
 
   async setup(): Promise<void> {
@@ -304,6 +307,43 @@ export class PostgresConversationStore implements ConversationStore {
     await this.#pool.query(`UPDATE ${this.#turns} SET created_at = now() WHERE session_key = $1`, [sessionKey]);
   }
 
+  async claimIdempotencyKey(scope: string, key: string, bodyHash: string): Promise<IdempotencyRecord | undefined> {
+    const { rowCount } = await this.#pool.query(
+      `INSERT INTO ${this.#idempotency} (scope, key, body_hash) VALUES ($1, $2, $3) ON CONFLICT (scope, key) DO NOTHING`,
+      [scope, key, bodyHash],
+    );
+    if (rowCount === 1) return undefined;
+    // Held by another request (or released in between: then this one may try again).
+    return (await this.getIdempotencyKey(scope, key)) ?? { bodyHash };
+  }
+
+  async getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | undefined> {
+    const { rows } = await this.#pool.query<{ body_hash: string; status: number | null; content_type: string | null; body: string | null }>(
+      `SELECT body_hash, status, content_type, body FROM ${this.#idempotency} WHERE scope = $1 AND key = $2`,
+      [scope, key],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    return {
+      bodyHash: row.body_hash,
+      ...(row.status === null ? {} : { result: { status: row.status, contentType: row.content_type ?? "", body: row.body ?? "" } }),
+    };
+  }
+
+  async settleIdempotencyKey(scope: string, key: string, result: NonNullable<IdempotencyRecord["result"]>): Promise<void> {
+    await this.#pool.query(`UPDATE ${this.#idempotency} SET status = $3, content_type = $4, body = $5 WHERE scope = $1 AND key = $2`, [
+      scope,
+      key,
+      result.status,
+      result.contentType,
+      result.body,
+    ]);
+  }
+
+  async releaseIdempotencyKey(scope: string, key: string): Promise<void> {
+    await this.#pool.query(`DELETE FROM ${this.#idempotency} WHERE scope = $1 AND key = $2`, [scope, key]);
+  }
+
   async listResponses(filter: { status?: string; limit: number }): Promise<ResponseSummary[]> {
     const { rows } = await this.#pool.query<{
       id: string;
@@ -357,6 +397,7 @@ export class PostgresConversationStore implements ConversationStore {
         `DELETE FROM ${this.#conversations} WHERE used_at < $1 RETURNING model, thread_id`,
         [cutoff],
       );
+      await client.query(`DELETE FROM ${this.#idempotency} WHERE created_at < $1`, [cutoff]);
       const turns = await client.query<{ session_key: string; model: string; thread_id: string }>(
         `DELETE FROM ${this.#turns} WHERE created_at < $1 RETURNING session_key, model, thread_id`,
         [cutoff],

@@ -65,6 +65,7 @@ export interface StoreTables {
   conversations: string;
   items: string;
   turns: string;
+  idempotency: string;
 }
 
 export function storeTables(schema: string): StoreTables {
@@ -75,6 +76,7 @@ export function storeTables(schema: string): StoreTables {
     conversations: `${quoted}.chat_serve_conversations`,
     items: `${quoted}.chat_serve_conversation_items`,
     turns: `${quoted}.chat_serve_session_turns`,
+    idempotency: `${quoted}.chat_serve_idempotency`,
   };
 }
 
@@ -137,5 +139,16 @@ export function tableStatements(tables: StoreTables): string[] {
     )`,
     `CREATE INDEX IF NOT EXISTS chat_serve_session_turns_created ON ${tables.turns} (created_at)`,
     `CREATE INDEX IF NOT EXISTS chat_serve_session_turns_thread ON ${tables.turns} (thread_id)`,
+    `CREATE TABLE IF NOT EXISTS ${tables.idempotency} (
+      scope text NOT NULL,
+      key text NOT NULL,
+      body_hash text NOT NULL,
+      status integer,
+      content_type text,
+      body text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (scope, key)
+    )`,
+    `CREATE INDEX IF NOT EXISTS chat_serve_idempotency_created ON ${tables.idempotency} (created_at)`,
   ];
 }

@@ -109,6 +109,23 @@ for (const { name, skip, make } of implementations) {
       assert.ok(running.some((row) => row.id === newer.id) && !running.some((row) => row.id === older.id));
     });
 
+    test("idempotency keys: of many concurrent claims one wins; the answer is kept, or the key let go", async () => {
+      const store = await make();
+      const key = `responses:${randomUUID()}`;
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimIdempotencyKey("a", key, "h1")));
+      assert.equal(claims.filter((claim) => claim === undefined).length, 1, "one claim wins");
+      assert.ok(claims.every((claim) => claim === undefined || (claim.bodyHash === "h1" && claim.result === undefined)));
+      assert.equal(await store.claimIdempotencyKey("b", key, "h2"), undefined, "another scope has keys of its own");
+      await store.settleIdempotencyKey("a", key, { status: 200, contentType: "application/json", body: "{}" });
+      assert.deepEqual(await store.claimIdempotencyKey("a", key, "h1"), {
+        bodyHash: "h1",
+        result: { status: 200, contentType: "application/json", body: "{}" },
+      });
+      await store.releaseIdempotencyKey("b", key);
+      assert.equal(await store.getIdempotencyKey("b", key), undefined);
+      assert.equal(await store.claimIdempotencyKey("b", key, "h3"), undefined, "a key let go can be claimed again");
+    });
+
     test("saving a response again replaces it (a background response is saved as it goes)", async () => {
       const store = await make();
       const record = response("a", { response: { id: "x", status: "queued" } });

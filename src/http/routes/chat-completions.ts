@@ -13,6 +13,7 @@ import type { ThreadRequest } from "../../runs/threads/run-thread.js";
 import type { ChatCompletionRequest } from "../../wire/request.js";
 import type { ChatCompletionChunk } from "../../wire/response.js";
 import { errorBody, toServeError } from "../error-mapper.js";
+import { idempotent } from "../idempotency.js";
 import { observedEvents, type RunRouteOptions, runForRequest, streamErrorBody } from "../run-request.js";
 import { writeSse } from "../sse-writer.js";
 
@@ -117,29 +118,30 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
   app.post(
     "/chat/completions",
     { bodyLimit: options.bodyLimit, schema: { summary: "Run a graph as a chat completion", tags: ["chat"] } },
-    async (request, reply) => {
-      if ((request.chatServeCaller?.profile ?? options.profile) === "chat-ui") return chatUiCompletion(request, reply, options);
-      const body = parseChatRequest(request.body);
-      return runForRequest(
-        request,
-        reply,
-        options,
-        body,
-        async (run) => {
-          const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
-          if (body.stream !== true) {
-            const { output, usage } = await collectRun(run);
-            return toChatCompletion(identity, output, usage);
-          }
-          const includeUsage = body.stream_options?.include_usage === true;
-          await writeSse(reply, toCompletionChunks(observedEvents(request, options, run, streamRun(run)), identity, includeUsage), {
-            keepAliveMs: options.keepAliveMs,
-            errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
-          });
-          return reply;
-        },
-        { thread: sessionThread(body) },
-      );
-    },
+    async (request, reply) =>
+      idempotent(request, reply, options, "chat.completions", async () => {
+        if ((request.chatServeCaller?.profile ?? options.profile) === "chat-ui") return chatUiCompletion(request, reply, options);
+        const body = parseChatRequest(request.body);
+        return runForRequest(
+          request,
+          reply,
+          options,
+          body,
+          async (run) => {
+            const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
+            if (body.stream !== true) {
+              const { output, usage } = await collectRun(run);
+              return toChatCompletion(identity, output, usage);
+            }
+            const includeUsage = body.stream_options?.include_usage === true;
+            await writeSse(reply, toCompletionChunks(observedEvents(request, options, run, streamRun(run)), identity, includeUsage), {
+              keepAliveMs: options.keepAliveMs,
+              errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
+            });
+            return reply;
+          },
+          { thread: sessionThread(body) },
+        );
+      }),
   );
 }

@@ -8,6 +8,7 @@ import { InvalidRequestError, StoredObjectNotFoundError } from "../../errors/cat
 import { type RunStreamEvent, streamRun } from "../../runs/stream-run.js";
 import type { ResponseObject, ResponseStreamEvent } from "../../wire/responses-response.js";
 import { errorBody } from "../error-mapper.js";
+import { idempotent } from "../idempotency.js";
 import { planResponsesRun, saveResponse } from "../responses-run.js";
 import { observedEvents, type RunRouteOptions, requestScope, runForRequest, streamErrorBody } from "../run-request.js";
 import { writeSse } from "../sse-writer.js";
@@ -24,49 +25,50 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
   app.post(
     "/responses",
     { bodyLimit: options.bodyLimit, schema: { summary: "Run a graph as a response (the Responses API)", tags: ["responses"] } },
-    async (request, reply) => {
-      const parsed = parseResponsesRequest(request.body);
-      const streaming = parsed.body.stream === true;
-      assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
-      if (parsed.body.background === true) return submitBackground(request, reply, options, parsed);
-      const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
-      return runForRequest(
-        request,
-        reply,
-        options,
-        resolved.engine,
-        async (run) => {
-          const id = run.interrupt === undefined ? resolved.plannedId : responseId(run.interrupt.runId);
-          const renderer = new ResponseRenderer(id, parsed.body, run.clientEvents, streaming, {
-            ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
-          });
-          const render = async (event: RunStreamEvent) => {
-            const events = renderer.render(event);
-            if (event.kind === "final") await saveResponse(options, parsed, resolved, run, renderer);
-            return events;
-          };
-          if (!streaming) {
-            for await (const event of streamRun(run)) await render(event);
-            return renderer.response;
-          }
-          async function* events(): AsyncGenerator<ResponseStreamEvent> {
-            yield* renderer.start();
-            try {
-              for await (const event of observedEvents(request, options, run, streamRun(run))) yield* await render(event);
-            } catch (error) {
-              yield* renderer.fail(streamErrorBody(request, reply, options, run, error));
+    async (request, reply) =>
+      idempotent(request, reply, options, "responses", async () => {
+        const parsed = parseResponsesRequest(request.body);
+        const streaming = parsed.body.stream === true;
+        assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
+        if (parsed.body.background === true) return submitBackground(request, reply, options, parsed);
+        const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
+        return runForRequest(
+          request,
+          reply,
+          options,
+          resolved.engine,
+          async (run) => {
+            const id = run.interrupt === undefined ? resolved.plannedId : responseId(run.interrupt.runId);
+            const renderer = new ResponseRenderer(id, parsed.body, run.clientEvents, streaming, {
+              ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
+            });
+            const render = async (event: RunStreamEvent) => {
+              const events = renderer.render(event);
+              if (event.kind === "final") await saveResponse(options, parsed, resolved, run, renderer);
+              return events;
+            };
+            if (!streaming) {
+              for await (const event of streamRun(run)) await render(event);
+              return renderer.response;
             }
-          }
-          await writeSse(reply, events(), {
-            keepAliveMs: options.keepAliveMs,
-            typedEvents: true,
-            errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
-          });
-          return reply;
-        },
-        { resumeOf: parsed.resume, thread: resolved.context.thread },
-      );
-    },
+            async function* events(): AsyncGenerator<ResponseStreamEvent> {
+              yield* renderer.start();
+              try {
+                for await (const event of observedEvents(request, options, run, streamRun(run))) yield* await render(event);
+              } catch (error) {
+                yield* renderer.fail(streamErrorBody(request, reply, options, run, error));
+              }
+            }
+            await writeSse(reply, events(), {
+              keepAliveMs: options.keepAliveMs,
+              typedEvents: true,
+              errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
+            });
+            return reply;
+          },
+          { resumeOf: parsed.resume, thread: resolved.context.thread },
+        );
+      }),
   );
 
   app.post("/responses/:id/cancel", { schema: { summary: "Cancel a background response", tags: ["responses"] } }, async (request) => {

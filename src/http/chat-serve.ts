@@ -133,6 +133,7 @@ export class ChatServe {
   #metrics: ServerMetrics | undefined;
   #openaiApp: FastifyInstance | undefined;
   #tracing: TracingCallback | undefined;
+  #background: BackgroundRuns | undefined;
 
   constructor(options: ChatServeOptions) {
     if (!GraphRegistry.isRegistry(options?.graphs)) {
@@ -217,6 +218,7 @@ export class ChatServe {
             ...(webhooks === undefined ? {} : { webhooks }),
             ...(this.#metrics === undefined ? {} : { metrics: this.#metrics }),
           });
+    this.#background = background;
     if (background !== undefined) this.app.addHook("onClose", () => background.close());
     const pluginOptions = {
       prefix,
@@ -300,6 +302,9 @@ export class ChatServe {
    */
   drain(): void {
     this.#draining = true;
+    // Background responses still waiting for a worker will not get one: they end failed now,
+    // saying why, while the store is up; those running go on like any run.
+    this.#background?.drain();
   }
 
   /** True once `drain()` was called. */

@@ -269,3 +269,26 @@ describe("background metrics", () => {
     }
   });
 });
+
+describe("background runs and a drain", () => {
+  test("a drain ends the background responses still waiting as failed, saying why; the running one finishes", async () => {
+    const draining = await startTestServer(
+      { slow: { graph: slowGraph(), description: "slow", streamableNodeNames: ["respond"] } },
+      { background: { concurrency: 1 } },
+    );
+    try {
+      const drainingClient = new OpenAI({ baseURL: draining.baseURL, apiKey: "x", maxRetries: 0 });
+      const running = await drainingClient.responses.create({ model: "slow", input: "first", background: true });
+      const waiting = await drainingClient.responses.create({ model: "slow", input: "second", background: true });
+      draining.serve.drain();
+      const failed = await drainingClient.responses.retrieve(waiting.id);
+      assert.equal(failed.status, "failed");
+      assert.match(failed.error?.message ?? "", /shutting down|stopping/iu);
+      await draining.serve.runsSettled();
+      const done = await drainingClient.responses.retrieve(running.id);
+      assert.equal(done.status, "completed");
+    } finally {
+      await draining.close();
+    }
+  });
+});

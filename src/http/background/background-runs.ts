@@ -3,7 +3,7 @@ import { responseId } from "../../dialects/responses/response-id.js";
 import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { toStoredItems } from "../../dialects/responses/stored-items.js";
-import { InvalidRequestError } from "../../errors/catalogue.js";
+import { InvalidRequestError, ServerShuttingDownError } from "../../errors/catalogue.js";
 import { GraphFeature } from "../../registry/features.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import { resolveRunId } from "../../runs/interrupts/checkpoint-key.js";
@@ -101,6 +101,11 @@ export class BackgroundRuns {
   /** The logged events of a response after `after`, then the live ones until it ends. */
   events(responseId: string, after: number, signal: AbortSignal): EventsFrom {
     return this.#options.events.from(responseId, after, signal);
+  }
+
+  /** Starts no more jobs: those waiting end failed (the server is stopping); those running go on. */
+  drain(): void {
+    this.#options.queue.stop(new ServerShuttingDownError());
   }
 
   /** Stops taking jobs; the runs in flight go on (the server's drain waits for them). */

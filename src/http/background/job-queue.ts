@@ -31,6 +31,8 @@ export interface BackgroundQueue {
   work(handler: JobHandler, concurrency: number): void;
   /** How many jobs wait and run right now. */
   counts(): { waiting: number; running: number };
+  /** Starts no more jobs here: those waiting run their handler at once with the signal fired by `reason`. */
+  stop(reason: Error): void;
   /** Stops taking jobs; those running go on (`drain` waits for them). */
   close(): Promise<void>;
 }
@@ -65,7 +67,7 @@ export class InProcessQueue implements BackgroundQueue {
       const [job] = this.#waiting.splice(waiting, 1);
       // A job cancelled before it started still runs its handler, with its signal fired, so
       // the response ends `cancelled` the one way every cancel ends it.
-      this.#start(job!, true);
+      this.#start(job!, new JobCancelledError());
       return true;
     }
     const running = this.#running.get(responseId);
@@ -86,13 +88,18 @@ export class InProcessQueue implements BackgroundQueue {
 
   #pump(): void {
     while (this.#handler !== undefined && !this.#closed && this.#running.size < this.#concurrency && this.#waiting.length > 0) {
-      this.#start(this.#waiting.shift()!, false);
+      this.#start(this.#waiting.shift()!, undefined);
     }
   }
 
-  #start(job: BackgroundJob, cancelled: boolean): void {
+  stop(reason: Error): void {
+    this.#closed = true;
+    for (const job of this.#waiting.splice(0)) this.#start(job, reason);
+  }
+
+  #start(job: BackgroundJob, abortWith: Error | undefined): void {
     const controller = new AbortController();
-    if (cancelled) controller.abort(new JobCancelledError());
+    if (abortWith !== undefined) controller.abort(abortWith);
     this.#running.set(job.responseId, controller);
     const handler = this.#handler;
     const done = () => {

@@ -14,6 +14,7 @@ import {
   type StoredItem,
   UnknownCursorError,
 } from "./conversation-store.js";
+import { PostgresIdempotencyKeys } from "./postgres-idempotency.js";
 import {
   type ConversationRow,
   type ResponseRow,
@@ -39,6 +40,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly #items: string;
   readonly #turns: string;
   readonly #idempotency: string;
+  readonly #keys: PostgresIdempotencyKeys;
 
   constructor(pool: pg.Pool, schema = "public") {
     this.#pool = pool;
@@ -49,6 +51,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#items = tables.items;
     this.#turns = tables.turns;
     this.#idempotency = tables.idempotency;
+    this.#keys = new PostgresIdempotencyKeys(pool, tables.idempotency);
   }
 
   async setup(): Promise<void> {
@@ -307,41 +310,20 @@ export class PostgresConversationStore implements ConversationStore {
     await this.#pool.query(`UPDATE ${this.#turns} SET created_at = now() WHERE session_key = $1`, [sessionKey]);
   }
 
-  async claimIdempotencyKey(scope: string, key: string, bodyHash: string): Promise<IdempotencyRecord | undefined> {
-    const { rowCount } = await this.#pool.query(
-      `INSERT INTO ${this.#idempotency} (scope, key, body_hash) VALUES ($1, $2, $3) ON CONFLICT (scope, key) DO NOTHING`,
-      [scope, key, bodyHash],
-    );
-    if (rowCount === 1) return undefined;
-    // Held by another request (or released in between: then this one may try again).
-    return (await this.getIdempotencyKey(scope, key)) ?? { bodyHash };
+  claimIdempotencyKey(scope: string, key: string, bodyHash: string): Promise<IdempotencyRecord | undefined> {
+    return this.#keys.claim(scope, key, bodyHash);
   }
 
-  async getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | undefined> {
-    const { rows } = await this.#pool.query<{ body_hash: string; status: number | null; content_type: string | null; body: string | null }>(
-      `SELECT body_hash, status, content_type, body FROM ${this.#idempotency} WHERE scope = $1 AND key = $2`,
-      [scope, key],
-    );
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    return {
-      bodyHash: row.body_hash,
-      ...(row.status === null ? {} : { result: { status: row.status, contentType: row.content_type ?? "", body: row.body ?? "" } }),
-    };
+  getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | undefined> {
+    return this.#keys.get(scope, key);
   }
 
-  async settleIdempotencyKey(scope: string, key: string, result: NonNullable<IdempotencyRecord["result"]>): Promise<void> {
-    await this.#pool.query(`UPDATE ${this.#idempotency} SET status = $3, content_type = $4, body = $5 WHERE scope = $1 AND key = $2`, [
-      scope,
-      key,
-      result.status,
-      result.contentType,
-      result.body,
-    ]);
+  settleIdempotencyKey(scope: string, key: string, result: NonNullable<IdempotencyRecord["result"]>): Promise<void> {
+    return this.#keys.settle(scope, key, result);
   }
 
-  async releaseIdempotencyKey(scope: string, key: string): Promise<void> {
-    await this.#pool.query(`DELETE FROM ${this.#idempotency} WHERE scope = $1 AND key = $2`, [scope, key]);
+  releaseIdempotencyKey(scope: string, key: string): Promise<void> {
+    return this.#keys.release(scope, key);
   }
 
   async listResponses(filter: { status?: string; limit: number }): Promise<ResponseSummary[]> {

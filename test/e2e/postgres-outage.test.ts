@@ -5,7 +5,7 @@ import { startCli } from "../helpers/cli.js";
 import { distributedProject } from "../helpers/distributed-project.js";
 import { eventually } from "../helpers/eventually.js";
 import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
-import { TcpProxy } from "../helpers/tcp-proxy.js";
+import { startPostgresProxy } from "../helpers/tcp-proxy.js";
 
 const skip = (await requirePostgres()).skip || (await requireRedis()).skip;
 const cleanups: (() => unknown)[] = [];
@@ -17,12 +17,9 @@ test("Postgres going away gives 503 backend_unavailable for interrupt graphs; se
   skip,
   timeout: 90_000,
 }, async () => {
-  const target = new URL(POSTGRES_URL);
-  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-  await proxy.start();
+  const { proxy, url: viaProxyUrl } = await startPostgresProxy(POSTGRES_URL);
   cleanups.push(() => proxy.stop());
-  const viaProxy = new URL(POSTGRES_URL);
-  viaProxy.host = `127.0.0.1:${proxy.port}`;
+  const viaProxy = new URL(viaProxyUrl);
   const schema = uniqueSchema();
   const project = distributedProject({
     coordinator: `{ kind: "postgres", url: ${JSON.stringify(viaProxy.href)}, maxConcurrentLeases: 5 }`,

@@ -81,3 +81,13 @@ export class TcpProxy {
     this.reset();
   }
 }
+
+/** A started proxy in front of the Postgres at `postgresUrl`, and the URL that reaches it through the proxy. Stop it when done. */
+export async function startPostgresProxy(postgresUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(postgresUrl);
+  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+  await proxy.start();
+  const url = new URL(postgresUrl);
+  url.host = `127.0.0.1:${proxy.port}`;
+  return { proxy, url: url.href };
+}

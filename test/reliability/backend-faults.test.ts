@@ -14,7 +14,7 @@ import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { eventually } from "../helpers/eventually.js";
 import { freePort, startRedis } from "../helpers/private-redis.js";
 import { dropSchema, POSTGRES_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
-import { TcpProxy } from "../helpers/tcp-proxy.js";
+import { startPostgresProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 
 const postgres = await requirePostgres();
 const redis = await requireRedis();
@@ -26,13 +26,9 @@ after(async () => {
 });
 
 async function postgresProxy(): Promise<{ proxy: TcpProxy; url: string }> {
-  const target = new URL(POSTGRES_URL);
-  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-  await proxy.start();
-  cleanups.push(() => proxy.stop());
-  const url = new URL(POSTGRES_URL);
-  url.host = `127.0.0.1:${proxy.port}`;
-  return { proxy, url: url.href };
+  const started = await startPostgresProxy(POSTGRES_URL);
+  cleanups.push(() => started.proxy.stop());
+  return started;
 }
 
 /** Postgres checkpointer and coordinator, both reached through a proxy the test controls. */

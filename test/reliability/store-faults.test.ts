@@ -8,7 +8,7 @@ import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { backendsFromConfig } from "../../src/server/backends.js";
 import { dropSchema, POSTGRES_URL, requirePostgres, uniqueSchema } from "../helpers/services.js";
-import { TcpProxy } from "../helpers/tcp-proxy.js";
+import { startPostgresProxy } from "../helpers/tcp-proxy.js";
 
 // The Postgres store behind a proxy the test controls: a stalled store is 503
 // backend_unavailable within the deadline, before any graph runs where it can be, and a
@@ -25,19 +25,15 @@ after(async () => {
 
 describe("the Postgres store, stalled", { skip: postgres.skip, timeout: 60_000 }, () => {
   test("503 within the deadline on every endpoint; a run whose answer cannot be stored leaves nothing half-written", async () => {
-    const target = new URL(POSTGRES_URL);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    await proxy.start();
+    const { proxy, url } = await startPostgresProxy(POSTGRES_URL);
     cleanups.push(() => proxy.stop());
-    const url = new URL(POSTGRES_URL);
-    url.host = `127.0.0.1:${proxy.port}`;
     const schema = uniqueSchema();
     cleanups.push(() => dropSchema(schema));
     const backends = await backendsFromConfig(
       {
         checkpointer: { kind: "memory" },
         coordinator: { kind: "memory" },
-        store: { kind: "postgres", url: url.href, schema, expireAfter: "30d", sweepEvery: "10m" },
+        store: { kind: "postgres", url, schema, expireAfter: "30d", sweepEvery: "10m" },
       },
       { timeoutMs: TIMEOUT_MS },
     );

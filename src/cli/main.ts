@@ -61,6 +61,14 @@ export function buildProgram(): Command {
     });
 
   program
+    .command("worker")
+    .description("run background responses from the shared queue, with no HTTP API (needs a redis coordinator and a postgres store)")
+    .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+    .option("--concurrency <n>", "background runs at once (default: background.concurrency, or 4)")
+    .option("--log-level <level>", "fatal, error, warn, info (default), debug, trace or silent")
+    .action(async (options) => (await import("./commands/worker.js")).workerCommand(options));
+
+  program
     .command("models")
     .description("validate the config and print the model table without serving")
     .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")

@@ -30,6 +30,7 @@ const graphEntrySchema = z.strictObject({
   reasoning: z.boolean("must be true or false").optional(),
   structuredOutput: z.boolean("must be true or false").optional(),
   threads: z.boolean("must be true or false").optional(),
+  background: z.strictObject({ retry: z.boolean("must be true or false").optional() }).optional(),
 });
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
@@ -142,7 +143,17 @@ export const configSchema = z.strictObject({
   backendTimeoutMs: z.int().min(100).max(600_000).default(DEFAULT_BACKEND_TIMEOUT_MS),
   checkpointer: checkpointerSchema.default({ kind: "memory" }),
   store: storeSchema.optional(),
-  background: z.strictObject({ concurrency: z.int().min(1).max(1_000).default(4) }).optional(),
+  background: z
+    .strictObject({
+      concurrency: z.int().min(1).max(1_000).default(4),
+      takeoverAfter: durationSchema.default("30s"),
+      keyPrefix: z
+        .string()
+        .min(1)
+        .regex(/^[^:\s]+(:[^:\s]+)*$/u, "must be words joined by colons, like chat-serve or app:bg")
+        .default("chat-serve"),
+    })
+    .optional(),
   webhooks: z
     .array(
       z.strictObject({
@@ -198,6 +209,11 @@ export interface GraphEntryConfig {
   structuredOutput?: boolean;
   /** `true`: a stateful graph on the server's `checkpointer`: conversations continue on a thread. */
   threads?: boolean;
+  /**
+   * `retry: true`: a background run whose worker stopped starts again from the beginning on
+   * another worker when there is no durable checkpointer to go on from its last step.
+   */
+  background?: { retry?: boolean };
 }
 
 /** The shape of `chat-serve.config.ts`. */
@@ -262,8 +278,13 @@ export interface ChatServeConfig {
   store?:
     | { kind: "memory"; expireAfter?: string; sweepEvery?: string; maxResponses?: number; maxConversations?: number; maxSessions?: number }
     | { kind: "postgres"; url: string; schema?: string; expireAfter?: string; sweepEvery?: string };
-  /** Background responses: how many one process runs at once (default 4). */
-  background?: { concurrency?: number };
+  /**
+   * Background responses: how many one process runs at once (default 4). With a Redis
+   * coordinator they go through a queue every process shares (BullMQ, keys under
+   * `keyPrefix`, default `chat-serve`), and a worker silent for `takeoverAfter` (default 30s)
+   * loses its runs to another.
+   */
+  background?: { concurrency?: number; takeoverAfter?: string; keyPrefix?: string };
   /** Endpoints told when a background response ends, signed as OpenAI signs its webhooks. */
   webhooks?: {
     url: string;

@@ -203,6 +203,12 @@ export class ServerShuttingDownError extends ServerError {
   }
 }
 
+/** A background run's worker stopped (killed, or out of its shutdown grace) and the run cannot go on. */
+export class BackgroundRunLostError extends ServerError {
+  readonly status = 500;
+  readonly code = "background_run_lost";
+}
+
 /** The coordinator or checkpointer cannot be reached. */
 export class BackendUnavailableError extends ServerError {
   readonly status = 503;

@@ -7,8 +7,9 @@ import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { Authenticator, type AuthSettings } from "./auth.js";
 import { BackgroundRuns } from "./background/background-runs.js";
+import type { BackgroundEventLog } from "./background/event-log.js";
 import { MemoryEventLog } from "./background/event-log.js";
-import { InProcessQueue } from "./background/job-queue.js";
+import { type BackgroundQueue, InProcessQueue } from "./background/job-queue.js";
 import { WebhookSender, type WebhookTarget } from "./background/webhooks.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { createHostApp, type HttpTimeouts, registerRootPointers, registerScrapeRoute } from "./host-app.js";
@@ -78,10 +79,11 @@ export interface ChatServeOptions {
   cors?: { origins: readonly string[] };
   /**
    * Background responses (`background: true`): how many this process runs at once (default
-   * 4). They run in this process, from an in-memory queue, and do not survive a restart.
+   * 4). They run in this process, from an in-memory queue, and do not survive a restart,
+   * unless `shared` gives the queue and event log every process of the deployment uses.
    * `{ unavailable: reason }` refuses them, saying why.
    */
-  background?: { concurrency?: number } | { unavailable: string };
+  background?: { concurrency?: number; shared?: SharedBackground } | { unavailable: string };
   /**
    * Endpoints told when a background response ends: OpenAI's webhook events
    * (`response.completed`, `.failed`, `.cancelled`, `.incomplete`), signed as OpenAI signs them.
@@ -93,6 +95,16 @@ export interface ChatServeOptions {
    * tracing off and pass the handler in a graph's `runtimeCallbacks`.
    */
   tracing?: TracingSettings | false;
+}
+
+/** A queue and event log every process of a deployment shares (see `BullmqQueue`). */
+export interface SharedBackground {
+  queue: BackgroundQueue;
+  events: BackgroundEventLog;
+  /** The deployment has a durable checkpointer: a run taken over goes on from its last step. */
+  resumable: boolean;
+  /** How long a run taken over waits for the lease its dead worker held (the lease's TTL and a margin). */
+  leaseWaitMs?: number;
 }
 
 export interface BindOptions {
@@ -174,7 +186,9 @@ export class ChatServe {
     const docs = options.docs ?? env.docsEnabled ?? false;
     const playground = options.playground ?? false;
     const metricsSettings = this.#options.metrics;
-    const queue = new InProcessQueue();
+    const settings = this.#options.background ?? {};
+    const shared = "shared" in settings ? settings.shared : undefined;
+    const queue = shared?.queue ?? new InProcessQueue();
     if (metricsSettings !== undefined) {
       // prom-client loads only when metrics are on.
       const { ServerMetrics } = await import("./metrics.js");
@@ -195,7 +209,6 @@ export class ChatServe {
       this.app.get("/health", async () => ({ status: "ok" }));
       registerRootPointers(this.app, { prefix, docs, playground });
     }
-    const settings = this.#options.background ?? {};
     const webhooks =
       this.#options.webhooks === undefined || this.#options.webhooks.length === 0
         ? undefined
@@ -210,7 +223,8 @@ export class ChatServe {
         : new BackgroundRuns({
             registry: this.registry,
             queue,
-            events: new MemoryEventLog(),
+            events: shared?.events ?? new MemoryEventLog(),
+            ...(shared === undefined ? {} : { resumable: shared.resumable, leaseWaitMs: shared.leaseWaitMs }),
             runs: this.#runs,
             backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
             concurrency: settings.concurrency ?? DEFAULT_BACKGROUND_CONCURRENCY,

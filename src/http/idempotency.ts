@@ -4,6 +4,8 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { storeCall } from "../dialects/responses/stored-context.js";
 import { IdempotencyKeyReusedError, InvalidRequestError, RunBusyError } from "../errors/catalogue.js";
 import type { IdempotencyRecord } from "../store/conversation-store.js";
+import type { ResponseObject } from "../wire/responses-response.js";
+import { reattach } from "./routes/background-routes.js";
 import { type RunRouteOptions, requestScope } from "./run-request.js";
 
 // An answer larger than this is not kept: a repeat of its request runs again.
@@ -93,17 +95,17 @@ function capture(reply: FastifyReply, onEnd: (result: NonNullable<IdempotencyRec
  * runs, and its answer, as it was sent, is kept with the key; a repeat with the same body
  * waits for that answer and gets it again, and starts nothing. A key used with another body
  * is a 422. A first request that fails lets the key go, so a retry runs. For a background
- * response, a repeat gets the response as it stands now.
+ * response, a repeat gets the response as it stands now (or reattaches to its events).
  */
 export async function idempotent(
   request: FastifyRequest,
   reply: FastifyReply,
   options: RunRouteOptions,
   api: "responses" | "chat.completions",
-  run: () => Promise<unknown>,
+  run: (queued: (response: ResponseObject) => Promise<void>) => Promise<unknown>,
 ): Promise<unknown> {
   const header = keyOf(request);
-  if (header === undefined) return run();
+  if (header === undefined) return run(async () => {});
   const { store } = options.registry;
   const call = <T>(operation: () => Promise<T>) => storeCall(options.backendTimeoutMs, operation);
   const scope = await requestScope(request, options.checkpointScope);
@@ -114,7 +116,7 @@ export async function idempotent(
     const held = await call(() => store.claimIdempotencyKey(scope, key, hash));
     if (held === undefined) break;
     if (held.bodyHash !== hash) throw new IdempotencyKeyReusedError();
-    if (held.result !== undefined) return replay(reply, options, scope, held.result);
+    if (held.result !== undefined) return replay(request, reply, options, scope, held.result);
     // The first request is still running: wait for its answer (or for the key to be let go).
     let record: IdempotencyRecord | undefined = held;
     while (record !== undefined && record.result === undefined) {
@@ -124,23 +126,50 @@ export async function idempotent(
       await sleep(POLL_MS);
       record = await call(() => store.getIdempotencyKey(scope, key));
     }
-    if (record?.result !== undefined) return replay(reply, options, scope, record.result);
+    if (record?.result !== undefined) return replay(request, reply, options, scope, record.result);
   }
+  // A background response settles its key once it is queued: from then on a repeat gets it
+  // (or reattaches to its events), whatever becomes of this request's own connection.
+  let queuedResponse = false;
   capture(reply, (result) => {
+    if (queuedResponse) return;
     const settle = result === undefined ? store.releaseIdempotencyKey(scope, key) : store.settleIdempotencyKey(scope, key, result);
     call(() => settle).catch((error: unknown) => request.log.warn({ err: error }, "could not keep the answer of an idempotent request"));
   });
-  return run();
+  return run(async (response) => {
+    const result = { status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify(response) };
+    // The response is queued whatever happens here; a key not settled now settles when the request ends.
+    queuedResponse = await call(() => store.settleIdempotencyKey(scope, key, result)).then(
+      () => true,
+      (error: unknown) => {
+        request.log.warn({ err: error }, "could not keep the answer of an idempotent request");
+        return false;
+      },
+    );
+  });
 }
 
-/** The first request's answer again; a background response as it stands now. */
-async function replay(reply: FastifyReply, options: RunRouteOptions, scope: string, result: NonNullable<IdempotencyRecord["result"]>) {
+/**
+ * The first request's answer again. A background response as it stands now, or, when it was
+ * streamed, its events from the first, following the live ones (a reattach).
+ */
+async function replay(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: RunRouteOptions,
+  scope: string,
+  result: NonNullable<IdempotencyRecord["result"]>,
+) {
   if (result.contentType.startsWith("application/json")) {
     const body = JSON.parse(result.body) as { object?: string; background?: boolean; id?: string };
     if (body.object === "response" && body.background === true && typeof body.id === "string") {
       const id = body.id;
       const now = await storeCall(options.backendTimeoutMs, () => options.registry.store.getResponse(scope, id));
-      if (now !== undefined) return reply.code(result.status).send(now.response);
+      if (now !== undefined) {
+        if ((request.body as { stream?: unknown }).stream === true)
+          return reattach(reply, options, now.response as unknown as ResponseObject, -1);
+        return reply.code(result.status).send(now.response);
+      }
     }
   }
   return reply.code(result.status).type(result.contentType).send(result.body);

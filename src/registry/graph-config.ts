@@ -43,6 +43,13 @@ export interface GraphConfigInput {
    */
   threads?: boolean;
   /**
+   * Background runs of this graph. `retry: true`: a run whose worker stopped (killed, or out
+   * of its shutdown grace) starts again from the beginning on another worker when the
+   * deployment has no durable checkpointer to go on from its last step; the graph must bear
+   * its steps running twice. Default: such a run ends failed.
+   */
+  background?: { retry?: boolean };
+  /**
    * `true`: the graph answers in the JSON a client asks for (`response_format` / `text.format`,
    * applied to its model with `withRequestParameters`). Without it such a request is refused.
    */
@@ -65,6 +72,7 @@ export interface GraphConfig {
   readonly reasoning: boolean;
   readonly structuredOutput: boolean;
   readonly threads: boolean;
+  readonly background: { readonly retry: boolean };
 }
 
 const optionalFunction = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function").optional();
@@ -115,6 +123,7 @@ const graphConfigSchema = z.strictObject({
   reasoning: z.boolean("must be true or false").optional(),
   structuredOutput: z.boolean("must be true or false").optional(),
   threads: z.boolean("must be true or false").optional(),
+  background: z.strictObject({ retry: z.boolean("must be true or false").optional() }).optional(),
 });
 
 /** Validates one configuration; throws the zod error for the caller to word. */
@@ -135,6 +144,7 @@ export function parseGraphConfig(input: unknown): GraphConfig {
     reasoning: parsed.reasoning ?? true,
     structuredOutput: parsed.structuredOutput ?? false,
     threads: parsed.threads ?? false,
+    background: Object.freeze({ retry: parsed.background?.retry ?? false }),
   });
 }
 

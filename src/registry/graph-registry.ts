@@ -53,6 +53,8 @@ export class GraphRegistry {
   readonly [REGISTRY_BRAND] = true;
   readonly #entries = new Map<string, Entry>();
   readonly #checkpointer: unknown;
+  /** Copies of graphs with the server's checkpointer, for durable background runs. */
+  readonly #checkpointed = new Map<string, { original: ServableGraph; copy: ServableGraph }>();
   readonly #runCoordinator: RunCoordinator | undefined;
   /** Where pending interrupt runs are indexed. */
   readonly pendingRuns: PendingRunIndex;
@@ -208,6 +210,23 @@ export class GraphRegistry {
   /** Whether a model's graph is stateful; resolves the graph. */
   async isStateful(name: string): Promise<boolean> {
     return this.isStatefulGraph(await this.resolveGraph(name));
+  }
+
+  /**
+   * A copy of a graph compiled without a checkpointer that checkpoints with the server's (for
+   * background runs another worker may take over); undefined when the server has none of its
+   * own or the graph cannot be copied. The graph itself is left as it is.
+   */
+  withServerCheckpointer(name: string, graph: ServableGraph): ServableGraph | undefined {
+    if (this.#checkpointer === undefined) return undefined;
+    const cached = this.#checkpointed.get(name);
+    if (cached?.original === graph) return cached.copy;
+    const withConfig = (graph as { withConfig?: (config: object) => ServableGraph }).withConfig;
+    if (typeof withConfig !== "function" || typeof graph.getState !== "function") return undefined;
+    const copy = withConfig.call(graph, {});
+    copy.checkpointer = this.#checkpointer;
+    this.#checkpointed.set(name, { original: graph, copy });
+    return copy;
   }
 
   /** Deletes a thread's checkpoints from a model's checkpointer; nothing for a model no longer served. */

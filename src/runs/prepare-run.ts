@@ -59,6 +59,13 @@ export interface RunRequestContext {
   caller?: RunCaller;
   /** The conversation the request continues, for a stateful graph; absent: a fresh thread, deleted at the end. */
   thread?: ThreadRequest;
+  /**
+   * A run that must survive its worker (a background run on a shared queue with a durable
+   * checkpointer): a graph with no conversation runs on this thread, with the server's
+   * checkpointer, deleted at the end; with `resume`, the run goes on from the last step its
+   * thread completed (a worker took it over), when there is one.
+   */
+  durable?: { threadId: string; resume: boolean };
 }
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
@@ -81,8 +88,11 @@ export interface PreparedRun {
   interrupt?: InterruptRun;
   /** The thread of a graph with a checkpointer (a stateful graph's conversation, or one for this run only). */
   thread?: RunThread;
-  /** Releases the run's lease, if it holds one; safe to call more than once. */
-  release: () => Promise<void>;
+  /**
+   * Releases the run's lease, if it holds one; safe to call more than once. `keepThread`
+   * keeps a durable run's thread for the worker that takes the run over.
+   */
+  release: (options?: { keepThread?: boolean }) => Promise<void>;
 }
 
 /**
@@ -96,7 +106,7 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   const config = registry.getGraph(request.model);
   assertFormatHonoured(request, config);
-  const graph = await registry.resolveGraph(request.model);
+  let graph = await registry.resolveGraph(request.model);
   const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request, context.caller ?? {});
   const timeoutMs = context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
   const usage = new UsageCollector();
@@ -123,6 +133,19 @@ export async function prepareRun(
     });
     thread = opened.thread;
     messages = opened.messages;
+  } else if (context.durable !== undefined && !interrupts && (checkpointed || registry.withServerCheckpointer(request.model, graph))) {
+    // A background run that another worker may have to take over checkpoints every step.
+    if (!checkpointed) graph = registry.withServerCheckpointer(request.model, graph)!;
+    const opened = await RunThread.open({
+      graph,
+      request: { kind: "continue", threadId: context.durable.threadId },
+      ephemeral: true,
+      scope: await resolveScope(context.scope),
+      model: request.model,
+      messages: request.messages,
+      backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs },
+    });
+    thread = opened.thread;
   } else if (checkpointed && !interrupts) {
     // A graph compiled with a checkpointer runs on a thread; without a conversation, a fresh one.
     thread = RunThread.ephemeral(graph);
@@ -158,17 +181,20 @@ export async function prepareRun(
     // A resume goes on where its run paused, whichever thread that is.
     if (thread !== undefined && interrupt.thread !== undefined) thread.follow(interrupt.thread.threadId);
   }
-  // Interrupt runs have their input (or their resume answers) from prepareInterruptRun.
+  // Interrupt runs have their input (or their resume answers) from prepareInterruptRun. A run
+  // taken over goes on from its thread's last completed step (no input: LangGraph resumes).
   let input: unknown;
   try {
-    input = interrupt === undefined ? await buildInput() : undefined;
+    const resumes = context.durable?.resume === true && thread !== undefined && (await thread.takeOver(graph, timeoutMs));
+    if (interrupt === undefined) input = resumes ? null : await buildInput();
   } catch (error) {
     await thread?.end(timeoutMs, context.log);
     throw error;
   }
   // An interrupt run also stops when its lease is lost.
-  const runSignal =
-    interrupt === undefined ? { signal: context.signal, dispose: () => {} } : anySignal([context.signal, interrupt.lease.signal]);
+  // A run also stops when it loses its lease (its interrupt run's, or its thread's).
+  const leases = [interrupt?.lease.signal, thread?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const runSignal = leases.length === 0 ? { signal: context.signal, dispose: () => {} } : anySignal([context.signal, ...leases]);
   const runConfig = buildRunConfig({
     requestId: context.requestId,
     model: request.model,
@@ -181,6 +207,7 @@ export async function prepareRun(
     operationId: interrupt?.runId,
     thread: interrupt === undefined ? thread?.configurable : interrupt.configurable,
     parameters: request.parameters,
+    ...(context.durable !== undefined && thread !== undefined ? { durability: "sync" as const } : {}),
   });
   const clientEvents =
     config.features.has(GraphFeature.CLIENT_EVENTS) &&
@@ -198,10 +225,10 @@ export async function prepareRun(
     log: context.log,
     interrupt,
     thread,
-    release: async () => {
+    release: async (options) => {
       runSignal.dispose();
       await interrupt?.lease.release();
-      await thread?.end(timeoutMs, context.log);
+      await thread?.end(timeoutMs, context.log, options);
     },
   };
 }

@@ -19,6 +19,11 @@ export interface RunConfigInput {
   context?: unknown;
   /** The checkpoint thread (and the checkpoint to continue from) of a graph with a checkpointer. */
   thread?: { thread_id: string; checkpoint_id?: string };
+  /**
+   * `sync`: each step's checkpoint is written before the next step starts (a durable
+   * background run, which another worker may take over from its last step). Default: LangGraph's.
+   */
+  durability?: "sync";
   /** The client's OpenAI parameters, for `requestParameters(config)` in graph code. */
   parameters: RequestParameters;
 }
@@ -61,5 +66,6 @@ export function buildRunConfig(input: RunConfigInput): Record<string, unknown> {
   if (Object.keys(metadata).length > 0) config.metadata = metadata;
   if (input.context !== undefined) config.context = input.context;
   if (input.thread !== undefined) config.configurable = { ...input.thread };
+  if (input.durability !== undefined) config.durability = input.durability;
   return config;
 }

@@ -35,6 +35,7 @@ async function twoServers() {
     "chat-serve.config.ts": `export default {
   checkpointer: { kind: "postgres", url: ${JSON.stringify(POSTGRES_URL)}, schema: ${JSON.stringify(schema)} },
   coordinator: { kind: "redis", url: ${JSON.stringify(REDIS_URL)}, keyPrefix: ${JSON.stringify(uniquePrefix())} },
+  background: { keyPrefix: ${JSON.stringify(`cs-bg-${schema}`)} },
   graphs: {
     stateful: { graph: "./recall.ts:graph", description: "remembers on a thread", threads: true },
     stateless: { graph: "./recall.ts:graph", description: "remembers what it is given" },
@@ -62,12 +63,11 @@ describe("two processes on one Postgres store", { skip, timeout: 120_000 }, () =
       assert.match(servers[0]!.output(), /stored\s+responses and conversations in Postgres, kept 30d after their last use/u);
     }, 5_000);
 
-    // Background runs would live in one process: refused, saying so, until they have a shared queue.
-    await assert.rejects(
-      one.responses.create({ model: "stateless", input: "a", background: true }),
-      (error: InstanceType<typeof OpenAI.APIError>) =>
-        error.status === 400 && error.param === "background" && /several processes/u.test(error.message),
-    );
+    // Background runs go on the queue both share: queued on one, read on the other.
+    const queued = await one.responses.create({ model: "stateless", input: "a", background: true });
+    await eventually(async () => {
+      assert.equal((await two.responses.retrieve(queued.id)).output_text, "I remember: a", "not done yet");
+    }, 10_000);
     const first = await one.responses.create({ model: "stateless", input: "a" });
     assert.equal((await two.responses.retrieve(first.id)).output_text, "I remember: a");
     const continued = await two.responses.create({ model: "stateless", previous_response_id: first.id, input: "b" });

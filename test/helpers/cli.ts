@@ -63,30 +63,61 @@ export async function startCli(
     child.stderr.on("data", onData);
     child.on("exit", (code) => reject(new Error(`chat-serve exited with ${code}:\n${output}`)));
   });
-  return {
-    child,
-    baseURL,
-    output: () => output,
-    // A server that does not exit fails the test with its own log, rather than hanging it
-    // until the suite's timeout says nothing about where.
-    stop: async (signal = "SIGTERM") => {
-      // Already gone, by exiting or by a signal: its "exit" event has been emitted.
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      const exited = once(child, "exit");
-      child.kill(signal);
-      let timer: NodeJS.Timeout | undefined;
-      const stuck = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          child.kill("SIGKILL");
-          reject(new Error(`chat-serve did not exit within ${STOP_TIMEOUT_MS / 1000} s of ${signal}:\n${output}`));
-        }, STOP_TIMEOUT_MS);
-      });
-      try {
-        const [code] = (await Promise.race([exited, stuck])) as [number | null];
-        return code;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+  return { child, baseURL, output: () => output, stop: stopper(child, () => output) };
+}
+
+/**
+ * A stop function for a CLI child: sends the signal and waits for the exit. A process that does
+ * not exit fails the test with its own log, rather than hanging it until the suite's timeout
+ * says nothing about where.
+ */
+function stopper(child: ChildProcessWithoutNullStreams, output: () => string) {
+  return async (signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> => {
+    // Already gone, by exiting or by a signal: its "exit" event has been emitted.
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    const exited = once(child, "exit");
+    child.kill(signal);
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`chat-serve did not exit within ${STOP_TIMEOUT_MS / 1000} s of ${signal}:\n${output()}`));
+      }, STOP_TIMEOUT_MS);
+    });
+    try {
+      const [code] = (await Promise.race([exited, stuck])) as [number | null];
+      return code;
+    } finally {
+      clearTimeout(timer);
+    }
   };
+}
+
+export interface RunningWorker {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+/** Starts `chat-serve worker` and waits for its `ready` line. */
+export async function startWorker(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<RunningWorker> {
+  const child = spawn(process.execPath, [BIN, "worker", ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", ...options.env },
+  });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`chat-serve worker did not start:\n${output}`)), 20_000);
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      if (/ready taking background runs/u.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`chat-serve worker exited with ${code}:\n${output}`)));
+  });
+  return { child, output: () => output, stop: stopper(child, () => output) };
 }

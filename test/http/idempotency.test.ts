@@ -145,3 +145,24 @@ test("a background response's repeat gets the response as it stands now", async 
   }
   assert.match(repeat.output_text, /^run \d+: later$/u);
 });
+
+test("a streamed background response's repeat reattaches to its events, even after the first client left; one run", async () => {
+  const before = runs.counted;
+  const body = { model: "counted", input: "streamed later", background: true, stream: true } as const;
+  const headers = { headers: { "Idempotency-Key": "key-background-stream" } };
+  const first = await client.responses.create(body, headers);
+  let id = "";
+  for await (const event of first) {
+    if (event.type === "response.created") id = event.response.id;
+    break; // the client leaves at once; the run goes on
+  }
+  const repeated: OpenAI.Responses.ResponseStreamEvent[] = [];
+  for await (const event of await client.responses.create(body, headers)) repeated.push(event);
+  assert.equal((repeated[0] as OpenAI.Responses.ResponseCreatedEvent).response.id, id);
+  assert.deepEqual(
+    repeated.map((event) => event.sequence_number),
+    repeated.map((_, index) => index),
+  );
+  assert.equal(repeated.at(-1)?.type, "response.completed");
+  assert.equal(runs.counted, before + 1);
+});

@@ -12,6 +12,7 @@ import { serverSetupFromConfig } from "../../server/from-config.js";
 import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
 import { StoreSweeper } from "../../server/store-sweeper.js";
 import { parseDuration } from "../../util/duration.js";
+import { type BackgroundSetup, backgroundSetup, describeBackground } from "../background-setup.js";
 import { workerDrained } from "../cluster-drain.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
@@ -84,8 +85,8 @@ function banner(options: {
   firstModel: string | undefined;
   /** Where stored responses live: `memory` (gone at restart) or `postgres`. */
   store: { kind: string; expireAfter: string };
-  /** Background runs: how many at once, or why there are none. */
-  background: { concurrency: number } | { unavailable: string };
+  /** Background runs: where and how they run. */
+  background: BackgroundSetup;
 }): string {
   const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
@@ -101,12 +102,7 @@ function banner(options: {
       ? `responses and conversations in memory: lost at restart (store.kind "postgres" keeps them; kept ${options.store.expireAfter} at most)`
       : `responses and conversations in Postgres, kept ${options.store.expireAfter} after their last use`,
   ]);
-  rows.push([
-    "background",
-    "unavailable" in options.background
-      ? "not available with several processes yet (see the README)"
-      : `runs in this process, ${options.background.concurrency} at a time; those queued or running at a restart end failed`,
-  ]);
+  rows.push(["background", describeBackground(options.background)]);
   if (options.host === "0.0.0.0" || options.host === "::") {
     const port = new URL(options.address).port;
     const external = Object.values(networkInterfaces())
@@ -213,14 +209,14 @@ export async function startCommand(options: StartOptions): Promise<void> {
     }
   }
 
-  // Background runs live in the process that takes them: one process only, until they have a shared queue.
-  const background = backends.distributed
-    ? {
-        unavailable:
-          "background responses are not available on a server of several processes yet: each run would live in the one process that took it. Run it in the foreground.",
-      }
-    : { concurrency: loaded.config.background?.concurrency ?? 4 };
-  if (!backends.distributed && backends.store.durable && !isWorker) {
+  // Until the server's logger exists, the queue's warnings wait for it.
+  let warn: (object: Record<string, unknown>, message: string) => void = () => {};
+  const setup = backgroundSetup(loaded, backends, { warn: (object, message) => warn(object, message) });
+  const background =
+    setup.kind === "unavailable"
+      ? { unavailable: setup.unavailable }
+      : { concurrency: setup.concurrency, ...(setup.kind === "shared" ? { shared: setup.shared } : {}) };
+  if (setup.kind === "in-process" && backends.store.durable && !isWorker) {
     // The runs that were queued or running in the process before this one are gone with it.
     const failed = await backends.store.failUnfinished(
       "The server restarted while this background response was queued or running; create it again.",
@@ -254,6 +250,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     ],
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
+  warn = (object, message) => serve.app.log.warn(object, message);
   const docs = env.docsEnabled ?? server.docs;
   // On by default where only this machine can reach it.
   const playground = server.playground ?? isLoopback(host);
@@ -338,7 +335,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
         firstModel: registry.getGraphNames()[0],
         store: storeConfigOf(loaded.config),
-        background,
+        background: setup,
       }),
     );
   }

@@ -111,11 +111,12 @@ export class ResponseRenderer {
 
   /**
    * A background response as a worker starts it: `in_progress`, and its `response.in_progress`
-   * event, numbered after the `response.created` its queueing sent.
+   * event, numbered `next`: after the `response.created` its queueing sent, or, for a run a
+   * worker took over, after the last event logged before.
    */
-  started(): ResponseStreamEvent[] {
+  started(next = 1): ResponseStreamEvent[] {
     this.response.status = "in_progress";
-    this.#sequence = Math.max(this.#sequence, 1);
+    this.#sequence = Math.max(this.#sequence, next);
     return this.#event("response.in_progress", () => ({ response: this.#snapshot() }));
   }
 

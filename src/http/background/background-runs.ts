@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { type ParsedResponsesRequest, parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
 import { responseId } from "../../dialects/responses/response-id.js";
 import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { toStoredItems } from "../../dialects/responses/stored-items.js";
-import { InvalidRequestError, ServerShuttingDownError } from "../../errors/catalogue.js";
+import { InvalidRequestError, RunBusyError, ServerShuttingDownError } from "../../errors/catalogue.js";
+import { isChatServeError } from "../../errors/serve-error.js";
 import { GraphFeature } from "../../registry/features.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import { resolveRunId } from "../../runs/interrupts/checkpoint-key.js";
@@ -17,7 +19,8 @@ import type { ServerMetrics } from "../metrics.js";
 import { planResponsesRun, type ResolvedRequest, saveResponse } from "../responses-run.js";
 import type { RunTracker } from "../run-tracker.js";
 import type { BackgroundEventLog, EventsFrom } from "./event-log.js";
-import { type BackgroundJob, type BackgroundQueue, JobCancelledError } from "./job-queue.js";
+import { type BackgroundJob, type BackgroundQueue, JobCancelledError, JobLostError, type JobOutcome } from "./job-queue.js";
+import { planStart } from "./takeover.js";
 import type { WebhookEventType, WebhookSender } from "./webhooks.js";
 
 // A running response is saved at most this often, so a poll sees its output so far.
@@ -32,6 +35,13 @@ export interface BackgroundRunsOptions {
   backendTimeoutMs: number;
   /** How many background runs this process works at once. */
   concurrency: number;
+  /**
+   * The deployment has a durable checkpointer: every background run checkpoints each step, and
+   * a worker that takes a run over goes on from the last step completed.
+   */
+  resumable?: boolean;
+  /** How long a run taken over waits for its conversation's lease, which its dead worker held. */
+  leaseWaitMs?: number;
   log?: RunLogger & { error(object: Record<string, unknown>, message: string): void };
   /** Told when a background response ends (completed, incomplete, failed or cancelled). */
   webhooks?: WebhookSender;
@@ -60,7 +70,7 @@ export class BackgroundRuns {
 
   constructor(options: BackgroundRunsOptions) {
     this.#options = options;
-    options.queue.work((job, signal) => this.#execute(job, signal), options.concurrency);
+    options.queue.work((job, signal, { attempt }) => this.#execute(job, signal, attempt), options.concurrency);
   }
 
   /**
@@ -87,9 +97,16 @@ export class BackgroundRuns {
     });
     const created = renderer.queued();
     await this.#save(job.scope, parsed, renderer.response);
-    if (parsed.body.stream === true) for (const event of created) this.#options.events.append(id, event);
     const full: BackgroundJob = { ...job, responseId: id, queuedAt: Date.now(), ...(runId === undefined ? {} : { runId }) };
-    await storeCall(backendTimeoutMs, () => this.#options.queue.enqueue(full));
+    try {
+      if (parsed.body.stream === true) await storeCall(backendTimeoutMs, () => this.#options.events.append(id, created));
+      await storeCall(backendTimeoutMs, () => this.#options.queue.enqueue(full));
+    } catch (error) {
+      // No worker will ever see it: the stored response says so rather than reading `queued` forever.
+      renderer.fail(toServeError(error));
+      await this.#save(job.scope, parsed, renderer.response).catch(() => {});
+      throw error;
+    }
     return { response: renderer.response };
   }
 
@@ -99,7 +116,7 @@ export class BackgroundRuns {
   }
 
   /** The logged events of a response after `after`, then the live ones until it ends. */
-  events(responseId: string, after: number, signal: AbortSignal): EventsFrom {
+  events(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom> {
     return this.#options.events.from(responseId, after, signal);
   }
 
@@ -111,7 +128,7 @@ export class BackgroundRuns {
   /** Stops taking jobs; the runs in flight go on (the server's drain waits for them). */
   async close(): Promise<void> {
     await this.#options.queue.close();
-    this.#options.events.close();
+    await this.#options.events.close();
   }
 
   /** Stores the response as it stands, without its conversation's items (those come at the end). */
@@ -129,9 +146,13 @@ export class BackgroundRuns {
     await storeCall(this.#options.backendTimeoutMs, () => this.#options.registry.store.saveResponse(record));
   }
 
-  /** Runs one background response to its end: completed, incomplete, failed or cancelled. Never throws. */
-  async #execute(job: BackgroundJob, jobSignal: AbortSignal): Promise<void> {
-    const { registry, backendTimeoutMs, events } = this.#options;
+  /**
+   * Runs one background response: to its end (completed, incomplete, failed or cancelled), or
+   * until this worker hands it back (stopping) or loses it (another worker has its lock).
+   * Never throws.
+   */
+  async #execute(job: BackgroundJob, jobSignal: AbortSignal, attempt: number): Promise<JobOutcome> {
+    const { registry, backendTimeoutMs, events, queue } = this.#options;
     const tracked = this.#options.runs.start();
     const signal = anySignal([jobSignal, tracked.signal]);
     const parsed = parseResponsesRequest(job.body);
@@ -140,32 +161,39 @@ export class BackgroundRuns {
       background: true,
       ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
     });
+    // Events go to the log in order; a log that fails loses events, never the run.
+    let logging = Promise.resolve();
+    let logFailed = false;
     const emit = (produced: ResponseStreamEvent[]) => {
-      if (streaming) for (const event of produced) events.append(job.responseId, event);
+      if (!streaming || produced.length === 0) return;
+      logging = logging
+        .then(() => events.append(job.responseId, produced))
+        .catch((error: unknown) => {
+          if (!logFailed) this.#options.log?.warn({ err: error, response: job.responseId }, "could not log a background response's events");
+          logFailed = true;
+        });
     };
+    const config = registry.getGraph(parsed.body.model);
+    const start = planStart(config, job.responseId, attempt, this.#options.resumable === true);
     let run: PreparedRun | undefined;
     let startedAt: number | undefined;
+    let outcome: JobOutcome = "done";
     try {
       if (signal.signal.aborted) throw signal.signal.reason;
       startedAt = Date.now();
-      if (job.queuedAt !== undefined) this.#options.metrics?.backgroundStarted(parsed.body.model, (startedAt - job.queuedAt) / 1000);
-      emit(renderer.started());
+      if (job.queuedAt !== undefined && attempt === 1) {
+        this.#options.metrics?.backgroundStarted(parsed.body.model, (startedAt - job.queuedAt) / 1000);
+      }
+      // A run taken over numbers its events after those its first worker logged.
+      emit(renderer.started(streaming ? (await storeCall(backendTimeoutMs, () => events.last(job.responseId))) + 1 : 1));
       await this.#save(job.scope, parsed, renderer.response);
+      if (start.kind === "fail") throw start.error;
       const resolved: ResolvedRequest = await planResponsesRun({ registry, backendTimeoutMs }, parsed, job.scope, job.responseId);
       const engine =
         job.runId === undefined || parsed.resume !== undefined
           ? resolved.engine
           : { ...resolved.engine, metadata: { ...resolved.engine.metadata, graph_run_id: job.runId } };
-      run = await prepareRun(registry, engine, {
-        requestId: job.requestId,
-        signal: signal.signal,
-        ...(this.#options.log === undefined ? {} : { log: this.#options.log }),
-        backendTimeoutMs,
-        scope: async () => job.scope,
-        caller: { tenant: job.tenant },
-        ...(parsed.resume === undefined ? {} : { resumeOf: parsed.resume }),
-        ...(resolved.context.thread === undefined ? {} : { thread: resolved.context.thread }),
-      });
+      run = await this.#prepare(engine, job, signal.signal, resolved, parsed, start.durable, attempt);
       const prepared = run;
       let saved = Date.now();
       for await (const event of streamRun(prepared)) {
@@ -179,28 +207,81 @@ export class BackgroundRuns {
       }
     } catch (error) {
       const reason = signal.signal.aborted ? signal.signal.reason : undefined;
-      if (reason instanceof JobCancelledError) {
-        renderer.cancel();
+      if (reason instanceof JobLostError) {
+        // Another worker has the run now: it says how the run ends.
+        outcome = "lost";
+      } else if (
+        reason instanceof ServerShuttingDownError &&
+        queue.shared &&
+        start.kind === "run" &&
+        (start.durable !== undefined || config.background.retry)
+      ) {
+        // Out of shutdown grace: another worker takes the run over.
+        outcome = "handed-back";
       } else {
-        const failure = toServeError(reason ?? error);
-        if (failure.status >= 500) this.#options.log?.error({ err: error, response: job.responseId }, "a background response failed");
-        emit(renderer.fail(failure));
+        if (reason instanceof JobCancelledError) {
+          renderer.cancel();
+        } else {
+          const failure = toServeError(reason ?? error);
+          if (failure.status >= 500) this.#options.log?.error({ err: error, response: job.responseId }, "a background response failed");
+          emit(renderer.fail(failure));
+        }
+        await this.#save(job.scope, parsed, renderer.response).catch((saveError: unknown) =>
+          this.#options.log?.error({ err: saveError, response: job.responseId }, "could not store how a background response ended"),
+        );
       }
-      await this.#save(job.scope, parsed, renderer.response).catch((saveError: unknown) =>
-        this.#options.log?.error({ err: saveError, response: job.responseId }, "could not store how a background response ended"),
-      );
     } finally {
-      const ended = ENDED[renderer.response.status];
-      if (ended !== undefined) this.#options.webhooks?.responseEnded(ended, job.responseId);
-      this.#options.metrics?.backgroundEnded(
-        parsed.body.model,
-        renderer.response.status,
-        startedAt === undefined ? undefined : (Date.now() - startedAt) / 1000,
-      );
-      if (streaming) events.finish(job.responseId);
+      if (outcome === "done") {
+        const ended = ENDED[renderer.response.status];
+        if (ended !== undefined) this.#options.webhooks?.responseEnded(ended, job.responseId);
+        this.#options.metrics?.backgroundEnded(
+          parsed.body.model,
+          renderer.response.status,
+          startedAt === undefined ? undefined : (Date.now() - startedAt) / 1000,
+        );
+        await logging;
+        if (streaming) await storeCall(backendTimeoutMs, () => events.finish(job.responseId)).catch(() => {});
+      }
+      await logging;
       signal.dispose();
-      await run?.release();
+      await run?.release({ keepThread: outcome !== "done" });
       this.#options.runs.finish(tracked);
+    }
+    return outcome;
+  }
+
+  /**
+   * Prepares the run. A run taken over waits for its conversation's lease, which the worker
+   * that died may hold until the lease expires.
+   */
+  async #prepare(
+    engine: ResolvedRequest["engine"],
+    job: BackgroundJob,
+    signal: AbortSignal,
+    resolved: ResolvedRequest,
+    parsed: ParsedResponsesRequest,
+    durable: { threadId: string; resume: boolean } | undefined,
+    attempt: number,
+  ): Promise<PreparedRun> {
+    const { registry, backendTimeoutMs } = this.#options;
+    const waitUntil = Date.now() + (attempt > 1 ? (this.#options.leaseWaitMs ?? 35_000) : 0);
+    for (;;) {
+      try {
+        return await prepareRun(registry, engine, {
+          requestId: job.requestId,
+          signal,
+          ...(this.#options.log === undefined ? {} : { log: this.#options.log }),
+          backendTimeoutMs,
+          scope: async () => job.scope,
+          caller: { tenant: job.tenant },
+          ...(parsed.resume === undefined ? {} : { resumeOf: parsed.resume }),
+          ...(resolved.context.thread === undefined ? {} : { thread: resolved.context.thread }),
+          ...(durable === undefined ? {} : { durable }),
+        });
+      } catch (error) {
+        if (!isChatServeError(error, RunBusyError) || Date.now() >= waitUntil || signal.aborted) throw error;
+        await sleep(500, undefined, { signal }).catch(() => {});
+      }
     }
   }
 }

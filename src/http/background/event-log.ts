@@ -13,13 +13,15 @@ export type EventsFrom =
  * from any point, then follow the live ones until the response ends.
  */
 export interface BackgroundEventLog {
-  /** Adds an event of a response (its `sequence_number` is its place). */
-  append(responseId: string, event: ResponseStreamEvent): void;
+  /** Adds events of a response, in order (an event's `sequence_number` is its place). */
+  append(responseId: string, events: readonly ResponseStreamEvent[]): Promise<void>;
   /** Marks a response's events complete: followers end after the last one. */
-  finish(responseId: string): void;
+  finish(responseId: string): Promise<void>;
+  /** The sequence number of a response's last logged event; -1 when none is logged. */
+  last(responseId: string): Promise<number>;
   /** The events after `after` (a sequence number; -1 for all), then the live ones until the end. */
-  from(responseId: string, after: number, signal: AbortSignal): EventsFrom;
-  close(): void;
+  from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom>;
+  close(): Promise<void>;
 }
 
 interface Log {
@@ -57,14 +59,19 @@ export class MemoryEventLog implements BackgroundEventLog {
     for (const wake of waiters) wake();
   }
 
-  append(responseId: string, event: ResponseStreamEvent): void {
+  async append(responseId: string, events: readonly ResponseStreamEvent[]): Promise<void> {
+    if (events.length === 0) return;
     const log = this.#log(responseId);
     if (log.finished) return;
-    log.events.push(event);
+    log.events.push(...events);
     this.#wake(log);
   }
 
-  finish(responseId: string): void {
+  async last(responseId: string): Promise<number> {
+    return (this.#logs.get(responseId)?.events.length ?? 0) - 1;
+  }
+
+  async finish(responseId: string): Promise<void> {
     // A response that streamed nothing has no log to finish.
     const log = this.#logs.get(responseId);
     if (log === undefined || log.finished) return;
@@ -74,7 +81,7 @@ export class MemoryEventLog implements BackgroundEventLog {
     log.expiry.unref();
   }
 
-  from(responseId: string, after: number, signal: AbortSignal): EventsFrom {
+  async from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom> {
     const log = this.#logs.get(responseId);
     if (log === undefined) return { kind: "unknown" };
     const last = log.events.length - 1;
@@ -100,7 +107,7 @@ export class MemoryEventLog implements BackgroundEventLog {
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     for (const log of this.#logs.values()) {
       clearTimeout(log.expiry);
       log.finished = true;

@@ -15,8 +15,20 @@ export interface BackgroundJob {
   body: Record<string, unknown>;
 }
 
-/** Runs one job; the signal fires when the job is cancelled or the worker stops. */
-export type JobHandler = (job: BackgroundJob, signal: AbortSignal) => Promise<void>;
+/**
+ * How a job's run ended on this worker: `done` (its response has its final status), or
+ * `handed-back` (the worker is stopping and another worker takes the run over from its last
+ * step), or `lost` (this worker lost the job's lock: another one runs it now).
+ */
+export type JobOutcome = "done" | "handed-back" | "lost";
+
+/** Which start of a job this is: 1 for the first; more after a worker stopped or died while running it. */
+export interface JobAttempt {
+  attempt: number;
+}
+
+/** Runs one job; the signal fires when the job is cancelled, handed back or lost. */
+export type JobHandler = (job: BackgroundJob, signal: AbortSignal, attempt: JobAttempt) => Promise<JobOutcome>;
 
 /** Where background jobs wait for a worker, and how a cancel reaches the one running a job. */
 export interface BackgroundQueue {
@@ -31,16 +43,32 @@ export interface BackgroundQueue {
   work(handler: JobHandler, concurrency: number): void;
   /** How many jobs wait and run right now. */
   counts(): { waiting: number; running: number };
-  /** Starts no more jobs here: those waiting run their handler at once with the signal fired by `reason`. */
+  /**
+   * Whether a job this worker stops running can go back to the queue for another worker
+   * (a shared queue), rather than end with the process (the embedded one).
+   */
+  readonly shared: boolean;
+  /**
+   * Starts no more jobs here. The embedded queue runs the handler of each job still waiting at
+   * once with the signal fired by `reason` (no other worker will ever take them); a shared
+   * queue leaves them to the other workers.
+   */
   stop(reason: Error): void;
   /** Stops taking jobs; those running go on (`drain` waits for them). */
   close(): Promise<void>;
 }
 
-/** Why a job's signal fired. */
+/** Why a job's signal fired: the response was cancelled. */
 export class JobCancelledError extends Error {
   constructor() {
     super("The response was cancelled.");
+  }
+}
+
+/** Why a job's signal fired: this worker lost the job's lock, and another worker runs it now. */
+export class JobLostError extends Error {
+  constructor() {
+    super("This worker lost the background run's lock; another worker has taken it over.");
   }
 }
 
@@ -49,6 +77,7 @@ export class JobCancelledError extends Error {
  * same semantics as a shared queue within one process, and nothing survives a restart.
  */
 export class InProcessQueue implements BackgroundQueue {
+  readonly shared = false;
   readonly #waiting: BackgroundJob[] = [];
   readonly #running = new Map<string, AbortController>();
   #handler: JobHandler | undefined;
@@ -111,7 +140,7 @@ export class InProcessQueue implements BackgroundQueue {
       return;
     }
     // The handler reports its own failures (the response ends `failed`); nothing escapes here.
-    handler(job, controller.signal).then(done, done);
+    handler(job, controller.signal, { attempt: 1 }).then(done, done);
   }
 
   async close(): Promise<void> {

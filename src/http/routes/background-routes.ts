@@ -27,7 +27,7 @@ async function follow(reply: FastifyReply, options: RunRouteOptions, responseId:
   const onClose = () => left.abort();
   reply.raw.on("close", onClose);
   try {
-    const from = options.background!.events(responseId, after, left.signal);
+    const from = await options.background!.events(responseId, after, left.signal);
     if (from.kind === "unknown") {
       throw new InvalidRequestError(
         "This response's events are not kept: it was not streamed (create it with stream: true), or it ended too long ago; retrieve it without stream.",
@@ -60,6 +60,8 @@ export async function submitBackground(
   reply: FastifyReply,
   options: RunRouteOptions,
   parsed: ParsedResponsesRequest,
+  /** Told once the response is queued (an idempotency key settles then). */
+  queued: (response: ResponseObject) => Promise<void>,
 ) {
   if (options.background === undefined) {
     throw new UnsupportedParameterError(options.backgroundUnavailable ?? "background responses are not served here.", {
@@ -76,6 +78,7 @@ export async function submitBackground(
     requestId: request.chatServeRequestId,
     body: request.body as Record<string, unknown>,
   });
+  await queued(submitted.response);
   if (parsed.body.stream !== true) return submitted.response;
   return follow(reply, options, submitted.response.id, -1);
 }

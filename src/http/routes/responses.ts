@@ -26,11 +26,11 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
     "/responses",
     { bodyLimit: options.bodyLimit, schema: { summary: "Run a graph as a response (the Responses API)", tags: ["responses"] } },
     async (request, reply) =>
-      idempotent(request, reply, options, "responses", async () => {
+      idempotent(request, reply, options, "responses", async (queued) => {
         const parsed = parseResponsesRequest(request.body);
         const streaming = parsed.body.stream === true;
         assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
-        if (parsed.body.background === true) return submitBackground(request, reply, options, parsed);
+        if (parsed.body.background === true) return submitBackground(request, reply, options, parsed, queued);
         const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
         return runForRequest(
           request,

@@ -69,7 +69,7 @@ export class RunThread {
 
   private constructor(
     public id: string,
-    readonly from: string | undefined,
+    public from: string | undefined,
     private readonly checkpointer: Checkpointer,
     private readonly lease: RunLease | undefined,
     readonly ephemeral: boolean,
@@ -102,6 +102,8 @@ export class RunThread {
     model: string;
     messages: ChatMessage[];
     backends: ThreadBackends;
+    /** A thread of this run only (a durable background run's), deleted when it ends. */
+    ephemeral?: boolean;
   }): Promise<{ thread: RunThread; messages: ChatMessage[] }> {
     const { graph, request, scope, model, messages, backends } = options;
     const leaseKey = request.kind === "continue" ? `thread:${request.threadId}` : threadKey(scope, model, `session:${request.session}`);
@@ -112,7 +114,8 @@ export class RunThread {
     const checkpointer = graph.checkpointer as Checkpointer;
     try {
       if (request.kind === "continue") {
-        return { thread: new RunThread(request.threadId, request.from, checkpointer, lease, false, undefined, backends), messages };
+        const ephemeral = options.ephemeral === true;
+        return { thread: new RunThread(request.threadId, request.from, checkpointer, lease, ephemeral, undefined, backends), messages };
       }
       const turns = await backend("response store", backends.timeoutMs, () => backends.store.sessionTurns(leaseKey));
       const hashes = historyHashes(messages);
@@ -131,6 +134,28 @@ export class RunThread {
       await lease.release();
       throw error;
     }
+  }
+
+  /** Fires when the thread's lease is lost: another worker may run on it now. */
+  get signal(): AbortSignal | undefined {
+    return this.lease?.signal;
+  }
+
+  /**
+   * For a run a worker takes over: whether the thread holds steps of it to go on from, and if
+   * so, the run continues from the thread's latest checkpoint. A conversation's thread has
+   * them when its latest checkpoint has steps still to run (the run's input was written); a
+   * thread of the run's own, as soon as it has a checkpoint.
+   */
+  async takeOver(graph: ServableGraph, timeoutMs: number): Promise<boolean> {
+    const state = (await backend("checkpoint store", timeoutMs, () => graph.getState!({ configurable: { thread_id: this.id } }))) as {
+      next?: readonly string[];
+      config?: { configurable?: { checkpoint_id?: string } };
+    };
+    const exists = state?.config?.configurable?.checkpoint_id !== undefined;
+    const resumes = this.ephemeral ? exists : (state?.next?.length ?? 0) > 0;
+    if (resumes) this.from = undefined;
+    return resumes;
   }
 
   /** Records the turn on another thread of the conversation: the one a resumed run paused on. */
@@ -167,9 +192,13 @@ export class RunThread {
   }
 
   /** Releases the lease and deletes an ephemeral thread (best effort: the answer has been given). */
-  async end(timeoutMs: number, log?: { warn(object: Record<string, unknown>, message: string): void }): Promise<void> {
+  async end(
+    timeoutMs: number,
+    log?: { warn(object: Record<string, unknown>, message: string): void },
+    options: { keepThread?: boolean } = {},
+  ): Promise<void> {
     await this.lease?.release();
-    if (!this.ephemeral || typeof this.checkpointer.deleteThread !== "function") return;
+    if (!this.ephemeral || options.keepThread === true || typeof this.checkpointer.deleteThread !== "function") return;
     try {
       await withDeadline("the checkpoint store", timeoutMs, this.checkpointer.deleteThread(this.id));
     } catch (error) {

@@ -1,0 +1,112 @@
+import chalk from "chalk";
+import { pino } from "pino";
+import { loadConfig } from "../../config/load-config.js";
+import { ServerShuttingDownError, UserError } from "../../errors/catalogue.js";
+import { BackgroundRuns } from "../../http/background/background-runs.js";
+import { WebhookSender } from "../../http/background/webhooks.js";
+import { RunTracker } from "../../http/run-tracker.js";
+import { serverSetupFromConfig } from "../../server/from-config.js";
+import { backgroundSetup } from "../background-setup.js";
+
+export interface WorkerOptions {
+  config?: string;
+  concurrency?: string;
+  logLevel?: string;
+}
+
+function parseConcurrency(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const concurrency = Number(value);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
+    throw new UserError(`--concurrency must be a whole number from 1 to 1000 (got '${value}')`);
+  }
+  return concurrency;
+}
+
+/**
+ * `chat-serve worker`: runs background responses from the deployment's shared queue, with no
+ * HTTP API, so the workers scale apart from the servers. On SIGTERM it takes no more runs and
+ * lets those it runs finish within the shutdown grace; past it, it hands them back to the
+ * queue (another worker goes on from their last step) or ends them failed.
+ */
+export async function workerCommand(options: WorkerOptions): Promise<void> {
+  const level = options.logLevel ?? process.env.LOG_LEVEL ?? "info";
+  const log = pino({ level, base: { role: "worker" } });
+  const loaded = await loadConfig({ configPath: options.config });
+  const { registry, backends } = await serverSetupFromConfig(loaded, {
+    onConnectionError: (backend, error) => log.warn({ err: error, backend }, `lost a connection to the ${backend}`),
+  });
+  const setup = backgroundSetup(loaded, backends, log);
+  if (setup.kind !== "shared") {
+    await backends.close();
+    throw new UserError(
+      `chat-serve worker takes background runs from a queue the servers share, on Redis: set coordinator to { kind: "redis", url } and store (or checkpointer) to { kind: "postgres", url } in ${loaded.displayPath}`,
+    );
+  }
+  try {
+    await backends.setup();
+    await backends.checkpointerCheck?.();
+    await backends.store.check();
+    await setup.shared.queue.check();
+  } catch (error) {
+    await setup.shared.queue.close();
+    await backends.close();
+    throw new UserError(`chat-serve worker cannot reach its backends (${loaded.displayPath}): ${(error as Error).message}`);
+  }
+  await registry.validateAll();
+  const webhooks =
+    loaded.config.webhooks === undefined || loaded.config.webhooks.length === 0
+      ? undefined
+      : new WebhookSender(loaded.config.webhooks, { log });
+  const runs = new RunTracker();
+  const concurrency = parseConcurrency(options.concurrency, setup.concurrency);
+  const background = new BackgroundRuns({
+    registry,
+    queue: setup.shared.queue,
+    events: setup.shared.events,
+    runs,
+    backendTimeoutMs: loaded.config.backendTimeoutMs,
+    concurrency,
+    resumable: setup.shared.resumable,
+    ...(setup.shared.leaseWaitMs === undefined ? {} : { leaseWaitMs: setup.shared.leaseWaitMs }),
+    log,
+    ...(webhooks === undefined ? {} : { webhooks }),
+  });
+  process.stdout.write(`${chalk.bold("chat-serve worker")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
+  process.stdout.write(
+    `${chalk.green("ready")} taking background runs from the queue on ${redact(setup.url)}, ${concurrency} at a time  ${chalk.dim("(Ctrl+C to stop)")}\n`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      process.stdout.write("stopping now\n");
+      process.exit(1);
+    }
+    stopping = true;
+    const graceMs = loaded.config.server.shutdownGraceMs;
+    process.stdout.write(`${chalk.dim(`${signal}: taking no more runs; letting those running finish (at most ${graceMs / 1000}s)`)}\n`);
+    background.drain();
+    // Past the grace period the runs left go back to the queue, or end failed when they cannot go on.
+    const grace = setTimeout(() => runs.abortAll(new ServerShuttingDownError()), graceMs);
+    grace.unref();
+    await runs.whenIdle();
+    clearTimeout(grace);
+    await background.close();
+    await webhooks?.close();
+    await backends.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}

@@ -8,9 +8,11 @@
 //
 // Sections: throughput (vs the floor, 10 and 32 connections, time to first content),
 // production (API keys, rate limits and metrics vs none), streams (1,000 open streams),
-// startup, leases, workers, langgraph (the LangGraph.js API server).
+// startup, leases, workers, background (the shared queue vs foreground), langgraph (the
+// LangGraph.js API server).
 
 import { cpus, totalmem } from "node:os";
+import { background } from "./background.js";
 import { langgraphApi } from "./langgraph-api.js";
 import { leases } from "./leases.js";
 import { settings } from "./lib/load.js";
@@ -30,6 +32,7 @@ const SECTIONS: Record<string, Section> = {
   startup,
   leases,
   workers,
+  background,
   langgraph: langgraphApi,
 };
 

@@ -168,6 +168,7 @@ export async function prepareRun(
         ...(context.resumeOf === undefined ? {} : { resumeOf: context.resumeOf }),
         ...(thread === undefined ? {} : { thread: { threadId: thread.id, ...(thread.from === undefined ? {} : { from: thread.from }) } }),
         stateful: registry.isStatefulGraph(graph),
+        ...(context.durable?.resume === true ? { takeOver: true } : {}),
         backends: {
           coordinator: config.runCoordinator!,
           pendingRuns: registry.pendingRuns,
@@ -185,8 +186,10 @@ export async function prepareRun(
   // taken over goes on from its thread's last completed step (no input: LangGraph resumes).
   let input: unknown;
   try {
-    const resumes = context.durable?.resume === true && thread !== undefined && (await thread.takeOver(graph, timeoutMs));
-    if (interrupt === undefined) input = resumes ? null : await buildInput();
+    if (interrupt === undefined) {
+      const resumes = context.durable?.resume === true && thread !== undefined && (await thread.takeOver(graph, timeoutMs));
+      input = resumes ? null : await buildInput();
+    }
   } catch (error) {
     await thread?.end(timeoutMs, context.log);
     throw error;
@@ -207,7 +210,7 @@ export async function prepareRun(
     operationId: interrupt?.runId,
     thread: interrupt === undefined ? thread?.configurable : interrupt.configurable,
     parameters: request.parameters,
-    ...(context.durable !== undefined && thread !== undefined ? { durability: "sync" as const } : {}),
+    ...(context.durable !== undefined && (thread !== undefined || interrupt !== undefined) ? { durability: "sync" as const } : {}),
   });
   const clientEvents =
     config.features.has(GraphFeature.CLIENT_EVENTS) &&

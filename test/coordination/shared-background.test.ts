@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { Redis } from "ioredis";
 import OpenAI from "openai";
 import { BullmqQueue } from "../../src/http/background/bullmq-queue.js";
@@ -50,6 +50,25 @@ function stepsGraph(on: string) {
     .compile();
 }
 
+/** Two slow steps, then a question: an interrupt graph. */
+function askingGraph(on: string) {
+  const step = (node: string) => async (state: typeof MessagesAnnotation.State, config: { signal?: AbortSignal }) => {
+    const input = String(state.messages.find((message) => message.getType() === "human")?.text);
+    ran.push({ input, node, on });
+    await sleep(STEP_MS, undefined, { signal: config.signal });
+    return { messages: [new AIMessage(`${node} done`)] };
+  };
+  return new StateGraph(MessagesAnnotation)
+    .addNode("one", step("one"))
+    .addNode("two", step("two"))
+    .addNode("ask", () => ({ messages: [new AIMessage(`you answered ${String(interrupt({ question: "Proceed?" }))}`)] }))
+    .addEdge(START, "one")
+    .addEdge("one", "two")
+    .addEdge("two", "ask")
+    .addEdge("ask", END)
+    .compile();
+}
+
 interface Host {
   serve: ChatServe;
   queue: BullmqQueue;
@@ -62,8 +81,14 @@ async function startHost(name: string, backends: Backends, keyPrefix: string, op
     {
       steps: { graph: stepsGraph(name), description: "three steps" },
       stateful: { graph: stepsGraph(name), description: "three steps on a thread", threads: true },
+      asking: { graph: askingGraph(name), description: "two steps, then a question", features: ["INTERRUPTS"] },
     },
-    { checkpointer: backends.checkpointer, runCoordinator: backends.runCoordinator, store: backends.store },
+    {
+      checkpointer: backends.checkpointer,
+      runCoordinator: backends.runCoordinator,
+      pendingRuns: backends.pendingRuns,
+      store: backends.store,
+    },
   );
   const timeoutMs = options.timeoutMs ?? 2_000;
   const queue = new BullmqQueue({ url: options.url ?? REDIS_URL, keyPrefix, takeoverAfterMs: 2_000, timeoutMs });
@@ -83,7 +108,9 @@ async function startHost(name: string, backends: Backends, keyPrefix: string, op
     await app.close();
   };
   cleanups.push(close);
-  return { serve, queue, client, close } satisfies Host;
+  const host = { serve, queue, client, close } satisfies Host;
+  hosts.set(name, host);
+  return host;
 }
 
 async function settled(client: OpenAI, id: string): Promise<OpenAI.Responses.Response> {
@@ -94,6 +121,8 @@ async function settled(client: OpenAI, id: string): Promise<OpenAI.Responses.Res
   }
 }
 
+/** The servers running, by name. */
+const hosts = new Map<string, Host>();
 let backends: Backends;
 let keyPrefix: string;
 let a: Host;
@@ -188,14 +217,22 @@ describe("background responses on a queue shared by two servers", { skip, timeou
     assert.equal((await a.client.responses.retrieve(waiting.id)).status, "cancelled");
   });
 
-  test("a server out of shutdown grace hands its run back: the other goes on from the last step it completed", async () => {
-    const input = `handback ${randomUUID()}`;
-    const created = await a.client.responses.create({ model: "steps", input, background: true });
+  /** Stops the server running `input`'s step two, past its grace (it hands the run back); returns a server still up. */
+  async function stopDuringStepTwo(input: string): Promise<{ other: Host; on: string }> {
     const on = await running(input, "two");
-    const [stopping, other] = on === "A" ? [a, b] : [b, a];
+    const stopping = hosts.get(on)!;
     stopping.serve.drain();
     stopping.serve.abortRuns();
     await stopping.serve.runsSettled();
+    await stopping.close();
+    hosts.delete(on);
+    return { other: [...hosts.values()][0]!, on };
+  }
+
+  test("a server out of shutdown grace hands its run back: the other goes on from the last step it completed", async () => {
+    const input = `handback ${randomUUID()}`;
+    const created = await a.client.responses.create({ model: "steps", input, background: true });
+    const { other, on } = await stopDuringStepTwo(input);
     const done = await settled(other.client, created.id);
     assert.equal(done.status, "completed");
     assert.equal(done.output_text, "three done");
@@ -205,7 +242,28 @@ describe("background responses on a queue shared by two servers", { skip, timeou
       steps.map((entry) => `${entry.node}@${entry.on === on ? "stopping" : "other"}`),
       ["one@stopping", "two@stopping", "two@other", "three@other"],
     );
-    await stopping.close();
+  });
+
+  test("an interrupt graph's run handed back goes on from its last step, pauses, and resumes in the background", async () => {
+    const host = await startHost("C", backends, keyPrefix);
+    const input = `asking ${randomUUID()}`;
+    const created = await host.client.responses.create({ model: "asking", input, background: true });
+    const { other } = await stopDuringStepTwo(input);
+    const paused = await settled(other.client, created.id);
+    assert.equal(paused.status, "completed");
+    const call = paused.output.find((item) => item.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
+    assert.equal(call?.name, "graph_interrupt");
+    assert.deepEqual(
+      ran.filter((entry) => entry.input === input).map((entry) => entry.node),
+      ["one", "two", "two"],
+    );
+    const resumed = await other.client.responses.create({
+      model: "asking",
+      previous_response_id: paused.id,
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "yes" }],
+      background: true,
+    });
+    assert.equal((await settled(other.client, resumed.id)).output_text, "you answered yes");
   });
 });
 

@@ -178,6 +178,18 @@ export class BackgroundRuns {
     let run: PreparedRun | undefined;
     let startedAt: number | undefined;
     let outcome: JobOutcome = "done";
+    // Runs another worker goes on with: a lost job, or one handed back at the end of the grace.
+    const handsBack = (reason: unknown) =>
+      reason instanceof JobLostError ||
+      (reason instanceof ServerShuttingDownError &&
+        queue.shared &&
+        start.kind === "run" &&
+        (start.durable !== undefined || config.background.retry));
+    // Told as the signal fires, before the run unwinds: what another worker goes on from stays.
+    const keep = () => {
+      if (handsBack(signal.signal.reason)) run?.interrupt?.keep();
+    };
+    signal.signal.addEventListener("abort", keep, { once: true });
     try {
       if (signal.signal.aborted) throw signal.signal.reason;
       startedAt = Date.now();
@@ -210,12 +222,7 @@ export class BackgroundRuns {
       if (reason instanceof JobLostError) {
         // Another worker has the run now: it says how the run ends.
         outcome = "lost";
-      } else if (
-        reason instanceof ServerShuttingDownError &&
-        queue.shared &&
-        start.kind === "run" &&
-        (start.durable !== undefined || config.background.retry)
-      ) {
+      } else if (handsBack(reason)) {
         // Out of shutdown grace: another worker takes the run over.
         outcome = "handed-back";
       } else {
@@ -243,6 +250,7 @@ export class BackgroundRuns {
         if (streaming) await storeCall(backendTimeoutMs, () => events.finish(job.responseId)).catch(() => {});
       }
       await logging;
+      signal.signal.removeEventListener("abort", keep);
       signal.dispose();
       await run?.release({ keepThread: outcome !== "done" });
       this.#options.runs.finish(tracked);

@@ -20,6 +20,7 @@ export interface InterruptBackends {
 }
 
 interface StateSnapshotLike {
+  next?: readonly string[];
   config?: { configurable?: { checkpoint_id?: string } };
   tasks?: { interrupts?: { id?: string; value?: unknown }[] }[];
 }
@@ -50,14 +51,15 @@ async function readDurableState(
   threadId: string,
   timeoutMs: number,
   at?: string,
-): Promise<{ exists: boolean; batch: InterruptBatch | undefined; checkpointId?: string }> {
+): Promise<{ exists: boolean; batch: InterruptBatch | undefined; checkpointId?: string; stepsLeft?: boolean }> {
   const snapshot = (await backend("checkpoint store", timeoutMs, () => graph.getState!(threadConfig(threadId, at)))) as StateSnapshotLike;
   const checkpointId = snapshot?.config?.configurable?.checkpoint_id;
   if (checkpointId === undefined) return { exists: false, batch: undefined };
+  const stepsLeft = (snapshot.next?.length ?? 0) > 0;
   const interrupts = (snapshot.tasks ?? [])
     .flatMap((task) => task.interrupts ?? [])
     .filter((interrupt): interrupt is { id: string; value: unknown } => typeof interrupt.id === "string");
-  return { exists: true, checkpointId, batch: interrupts.length === 0 ? undefined : { checkpointId, interrupts } };
+  return { exists: true, checkpointId, stepsLeft, batch: interrupts.length === 0 ? undefined : { checkpointId, interrupts } };
 }
 
 async function deleteCheckpoint(graph: ServableGraph, key: string, timeoutMs: number): Promise<void> {
@@ -130,12 +132,19 @@ export class InterruptRun {
     return undefined;
   }
 
+  #kept = false;
+
+  /** A run handed to another worker, which goes on from its checkpoint: `abandon` leaves it. */
+  keep(): void {
+    this.#kept = true;
+  }
+
   /**
    * A run that failed or was cancelled: its checkpoint and index entry are deleted, best
    * effort. Not when the lease was lost, since another holder may own the run now.
    */
   async abandon(): Promise<void> {
-    if (this.lease.signal.aborted) return;
+    if (this.lease.signal.aborted || this.#kept) return;
     const { pendingRuns, timeoutMs } = this.backends;
     await Promise.allSettled([
       // A conversation's thread keeps its turns; the failed one is a branch nothing continues.
@@ -211,6 +220,12 @@ export async function prepareInterruptRun(options: {
   thread?: { threadId: string; from?: string };
   /** The graph is stateful: a resume may belong to a run paused on a conversation's thread. */
   stateful?: boolean;
+  /**
+   * A run another worker took over (its worker died): when its thread has steps still to run
+   * and no pending interrupts, it goes on from its latest checkpoint with no input; when it
+   * had paused, the pause is given again.
+   */
+  takeOver?: boolean;
 }): Promise<InterruptRun> {
   const { model, graph, request, scope } = options;
   const supplied = request.metadata.graph_run_id;
@@ -229,6 +244,17 @@ export async function prepareInterruptRun(options: {
     let paused: PausedThread | undefined;
     if (options.stateful === true && resume !== undefined) {
       paused = (await backend("pending-run index", backends.timeoutMs, () => backends.pendingRuns.get(key)))?.thread;
+    }
+    if (options.takeOver === true) {
+      const threadId = paused?.threadId ?? options.thread?.threadId;
+      const state = await readDurableState(graph, threadId ?? key, backends.timeoutMs);
+      const on = threadId === undefined ? undefined : { threadId };
+      if (state.batch === undefined && state.stepsLeft === true) {
+        return new InterruptRun(runId, key, lease, { kind: "start", input: null }, graph, model, backends, scope, on);
+      }
+      if (state.batch !== undefined && resume === undefined && threadId === undefined) {
+        return new InterruptRun(runId, key, lease, { kind: "replay", batch: state.batch }, graph, model, backends, scope);
+      }
     }
     if (options.thread !== undefined && resume === undefined) {
       // A new turn on a conversation's thread: nothing of this run exists yet.

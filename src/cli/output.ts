@@ -15,3 +15,14 @@ export function reportError(error: unknown): void {
   process.stderr.write(`${chalk.red("chat-serve crashed; this is a bug, please report it:")}\n`);
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 }
+
+/** A backend URL fit to print: any password replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}

@@ -31,18 +31,22 @@ const STEP_MS = 400;
 /** Which node ran on which server, per input. */
 const ran: { input: string; node: string; on: string }[] = [];
 
-/** Three steps, each taking its time (and stopping when the run is aborted); says who ran each step. */
-function stepsGraph(on: string) {
-  const step = (node: string) => async (state: typeof MessagesAnnotation.State, config: { signal?: AbortSignal }) => {
+/** A step that takes its time (and stops when the run is aborted), and says who ran it. */
+function step(on: string, node: string) {
+  return async (state: typeof MessagesAnnotation.State, config: { signal?: AbortSignal }) => {
     const input = String(state.messages.find((message) => message.getType() === "human")?.text);
     ran.push({ input, node, on });
     await sleep(STEP_MS, undefined, { signal: config.signal });
     return { messages: [new AIMessage(`${node} done`)] };
   };
+}
+
+/** Three steps, each taking its time (and stopping when the run is aborted); says who ran each step. */
+function stepsGraph(on: string) {
   return new StateGraph(MessagesAnnotation)
-    .addNode("one", step("one"))
-    .addNode("two", step("two"))
-    .addNode("three", step("three"))
+    .addNode("one", step(on, "one"))
+    .addNode("two", step(on, "two"))
+    .addNode("three", step(on, "three"))
     .addEdge(START, "one")
     .addEdge("one", "two")
     .addEdge("two", "three")
@@ -52,15 +56,9 @@ function stepsGraph(on: string) {
 
 /** Two slow steps, then a question: an interrupt graph. */
 function askingGraph(on: string) {
-  const step = (node: string) => async (state: typeof MessagesAnnotation.State, config: { signal?: AbortSignal }) => {
-    const input = String(state.messages.find((message) => message.getType() === "human")?.text);
-    ran.push({ input, node, on });
-    await sleep(STEP_MS, undefined, { signal: config.signal });
-    return { messages: [new AIMessage(`${node} done`)] };
-  };
   return new StateGraph(MessagesAnnotation)
-    .addNode("one", step("one"))
-    .addNode("two", step("two"))
+    .addNode("one", step(on, "one"))
+    .addNode("two", step(on, "two"))
     .addNode("ask", () => ({ messages: [new AIMessage(`you answered ${String(interrupt({ question: "Proceed?" }))}`)] }))
     .addEdge(START, "one")
     .addEdge("one", "two")

@@ -16,6 +16,8 @@ import { type BackgroundSetup, backgroundSetup, describeBackground } from "../ba
 import { workerDrained } from "../cluster-drain.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
+import { redactUrl } from "../output.js";
+import { onStopSignal } from "../signals.js";
 import { runPrimary } from "./cluster-primary.js";
 import { WATCHED_CHILD } from "./watch.js";
 
@@ -117,17 +119,6 @@ function banner(options: {
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   const lines = rows.map(([label, value]) => `  ${chalk.dim(label)}${" ".repeat(width - label.length)}${value}`);
   return `${lines.join("\n")}\n`;
-}
-
-/** A backend URL fit to print: any password replaced. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.href;
-  } catch {
-    return url;
-  }
 }
 
 /** Why a backend could not be reached, in words a newcomer can act on. */
@@ -340,13 +331,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) {
-      process.stdout.write("stopping now\n");
-      process.exit(1);
-    }
-    stopping = true;
+  onStopSignal(async (signal) => {
     // From now on /ready is 503 and new runs are refused with 503 server_shutting_down.
     serve.drain();
     const { shutdownGraceMs } = server;
@@ -373,8 +358,5 @@ export async function startCommand(options: StartOptions): Promise<void> {
     app.server.closeAllConnections();
     await closed;
     process.exit(0);
-  };
-  // A second signal while stopping exits at once.
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  });
 }

@@ -7,6 +7,8 @@ import { WebhookSender } from "../../http/background/webhooks.js";
 import { RunTracker } from "../../http/run-tracker.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { backgroundSetup } from "../background-setup.js";
+import { redactUrl } from "../output.js";
+import { onStopSignal } from "../signals.js";
 
 export interface WorkerOptions {
   config?: string;
@@ -74,16 +76,10 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
   });
   process.stdout.write(`${chalk.bold("chat-serve worker")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
   process.stdout.write(
-    `${chalk.green("ready")} taking background runs from the queue on ${redact(setup.url)}, ${concurrency} at a time  ${chalk.dim("(Ctrl+C to stop)")}\n`,
+    `${chalk.green("ready")} taking background runs from the queue on ${redactUrl(setup.url)}, ${concurrency} at a time  ${chalk.dim("(Ctrl+C to stop)")}\n`,
   );
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) {
-      process.stdout.write("stopping now\n");
-      process.exit(1);
-    }
-    stopping = true;
+  onStopSignal(async (signal) => {
     const graceMs = loaded.config.server.shutdownGraceMs;
     process.stdout.write(`${chalk.dim(`${signal}: taking no more runs; letting those running finish (at most ${graceMs / 1000}s)`)}\n`);
     background.drain();
@@ -96,17 +92,5 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
     await webhooks?.close();
     await backends.close();
     process.exit(0);
-  };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-}
-
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.href;
-  } catch {
-    return url;
-  }
+  });
 }

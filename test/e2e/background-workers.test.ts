@@ -5,11 +5,11 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
-import { type RunningServer, type RunningWorker, startCli, startWorker } from "../helpers/cli.js";
+import { type RunningServer, type RunningWorker, runCli, startCli, startWorker } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
 import { startReceiver } from "../helpers/loopback-receiver.js";
 import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
-import { tempProject } from "../helpers/temp-project.js";
+import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 // A deployment as operators run one: two `chat-serve start` processes and a `chat-serve
 // worker`, on the real Redis (queue, leases) and Postgres (store, checkpoints). Every run is
@@ -194,5 +194,23 @@ describe("background runs on two servers and a worker", { skip, timeout: 180_000
       if (process.child.exitCode !== null || process.child.signalCode !== null) continue;
       assert.equal(await process.stop("SIGTERM"), 0, process.output());
     }
+  });
+});
+
+describe("chat-serve worker without a shared queue", { timeout: 60_000 }, () => {
+  test("exits 1 with one line saying what the config needs", async () => {
+    const project = tempProject({
+      "chat-serve.config.ts": `export default { graphs: { echo: { graph: "./echo.ts:graph", description: "echo" } } };`,
+      "echo.ts": ECHO_GRAPH_MODULE,
+    });
+    cleanups.push(project.cleanup);
+    const result = await runCli(["worker"], { cwd: project.dir });
+    assert.equal(result.code, 1);
+    const lines = result.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(
+      lines[0]!,
+      /chat-serve worker takes background runs from a queue the servers share, on Redis: set coordinator to \{ kind: "redis", url \}.* in chat-serve\.config\.ts$/u,
+    );
   });
 });

@@ -17,6 +17,7 @@ import { type LimitSettings, RunLimits } from "./limits.js";
 import type { MetricsSettings, ServerMetrics } from "./metrics.js";
 import { chatServePlugin } from "./plugin.js";
 import type { ReadinessCheck } from "./routes/health.js";
+import { registerReadiness } from "./routes/health.js";
 import type { CheckpointScope } from "./run-request.js";
 import { RunTracker } from "./run-tracker.js";
 
@@ -204,11 +205,18 @@ export class ChatServe {
       this.app.addHook("onClose", async () => metrics.close());
       if (metricsSettings.port === undefined) registerScrapeRoute(this.app, metrics, metricsSettings);
     }
-    if (this.#ownsApp) {
-      // Load balancers and the client guides probe /health without the prefix.
+    const backendTimeoutMs = this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
+    const readinessChecks = [
+      { name: "graphs", check: () => this.registry.validateAll() },
+      ...coordinatorChecks(this.registry),
+      ...(this.#options.readinessChecks ?? []),
+    ];
+    if (this.#ownsApp && prefix !== "") {
+      // Load balancers, orchestrators and the client guides probe without the prefix, and without a key.
       this.app.get("/health", async () => ({ status: "ok" }));
-      registerRootPointers(this.app, { prefix, docs, playground });
+      registerReadiness(this.app, "/ready", readinessChecks, backendTimeoutMs, () => this.#draining);
     }
+    if (this.#ownsApp) registerRootPointers(this.app, { prefix, docs, playground });
     const webhooks =
       this.#options.webhooks === undefined || this.#options.webhooks.length === 0
         ? undefined
@@ -256,11 +264,7 @@ export class ChatServe {
       hostRequestIds: this.#ownsApp,
       profile: "strict" as const,
       answerTasks: true,
-      readinessChecks: [
-        { name: "graphs", check: () => this.registry.validateAll() },
-        ...coordinatorChecks(this.registry),
-        ...(this.#options.readinessChecks ?? []),
-      ],
+      readinessChecks,
       onInstance: (instance: FastifyInstance) => {
         this.#openaiApp = instance;
       },

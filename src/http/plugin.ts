@@ -99,11 +99,14 @@ function parseJsonBody(text: string): unknown {
 }
 
 /**
- * What needs no API key: liveness, and the pages (playground, docs) whose API calls need one.
+ * What needs no API key: the probes (liveness, readiness), and the pages (playground, docs)
+ * whose API calls need one.
  * Matched on the route's pattern, so a query string or an unknown path never passes.
  */
 function publicRoutes(prefix: string): (route: string | undefined) => boolean {
-  const exact = new Set(["/health", "/playground", "/playground/", "/playground/assets/*", "/openapi.json"].map((path) => prefix + path));
+  const exact = new Set(
+    ["/health", "/ready", "/playground", "/playground/", "/playground/assets/*", "/openapi.json"].map((path) => prefix + path),
+  );
   const pages = [`${prefix}/docs`, `${prefix}/redoc`];
   return (route) => route !== undefined && (exact.has(route) || pages.some((page) => route === page || route.startsWith(`${page}/`)));
 }

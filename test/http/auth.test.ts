@@ -105,8 +105,17 @@ describe("API keys", () => {
     assert.equal((await client(BETA_KEY).chat.completions.create(hello())).choices[0]?.message.content, "hello");
   });
 
-  test("/health and the pages need no key; /models, /ready and the Responses API do", async () => {
-    for (const url of ["/v1/health", "/health", "/v1/playground", "/v1/playground/assets/playground.js", "/v1/docs", "/v1/openapi.json"]) {
+  test("the probes and the pages need no key; /models and the Responses API do", async () => {
+    for (const url of [
+      "/v1/health",
+      "/health",
+      "/v1/ready",
+      "/ready",
+      "/v1/playground",
+      "/v1/playground/assets/playground.js",
+      "/v1/docs",
+      "/v1/openapi.json",
+    ]) {
       assert.equal((await app.inject({ method: "GET", url })).statusCode, 200, url);
     }
     // Swagger UI's Authorize button sends the key.
@@ -115,7 +124,6 @@ describe("API keys", () => {
     for (const [method, url] of [
       ["GET", "/v1/models"],
       ["GET", "/v1/models/echo"],
-      ["GET", "/v1/ready"],
       ["POST", "/v1/responses"],
       ["GET", "/v1/no-such-path"],
     ] as const) {

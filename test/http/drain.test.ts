@@ -10,10 +10,14 @@ const probe = (): AbortProbe => ({ started: false, chunks: 0, aborted: false, fi
 test("a draining server: /ready is 503, new runs get 503 server_shutting_down with Retry-After, the rest still answers", async () => {
   const server = await startTestServer({ echo: { graph: echoGraph(), description: "Echo" } });
   try {
+    // Ready at the root as under the prefix, then draining at both.
+    assert.equal((await fetch(`${server.origin}/ready`)).status, 200);
     server.serve.drain();
-    const ready = await fetch(`${server.baseURL}/ready`);
-    assert.equal(ready.status, 503);
-    assert.equal(((await ready.json()) as { status: string }).status, "draining");
+    for (const url of [`${server.baseURL}/ready`, `${server.origin}/ready`]) {
+      const ready = await fetch(url);
+      assert.equal(ready.status, 503, url);
+      assert.equal(((await ready.json()) as { status: string }).status, "draining");
+    }
     for (const [path, body] of [
       ["/chat/completions", { model: "echo", messages: [{ role: "user", content: "hi" }] }],
       ["/responses", { model: "echo", input: "hi" }],

@@ -18,7 +18,18 @@ export function registerHealthRoutes(
   isDraining: () => boolean,
 ): void {
   app.get("/health", { schema: { summary: "Liveness", tags: ["health"] } }, async () => ({ status: "ok" }));
-  app.get("/ready", { schema: { summary: "Readiness of every backend", tags: ["health"] } }, async (request, reply) => {
+  registerReadiness(app, "/ready", checks, timeoutMs, isDraining);
+}
+
+/** `GET {path}`: readiness, as `registerHealthRoutes` serves it under the prefix. */
+export function registerReadiness(
+  app: FastifyInstance,
+  path: string,
+  checks: readonly ReadinessCheck[],
+  timeoutMs: number,
+  isDraining: () => boolean,
+): void {
+  app.get(path, { schema: { summary: "Readiness of every backend", tags: ["health"] } }, async (request, reply) => {
     // A draining server sends its load balancer elsewhere at once.
     if (isDraining()) return reply.status(503).header("retry-after", "1").send({ status: "draining", checks: {} });
     const outcomes = await Promise.all(

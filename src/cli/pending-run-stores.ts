@@ -25,7 +25,7 @@ export async function withPendingRunStores(
   nothing: (reason: string) => void,
   work: (backends: Backends) => Promise<void>,
 ): Promise<void> {
-  const loaded = await loadConfig({ configPath: options.config });
+  const loaded = await loadConfig({ configPath: options.config, operator: true });
   const { checkpointer } = loaded.config;
   if (checkpointer.kind === "memory") {
     nothing(`${loaded.displayPath} uses the memory checkpointer, whose pending runs live and end inside the running server`);

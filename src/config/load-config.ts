@@ -34,7 +34,18 @@ export interface LoadedConfig {
  * CONFIG_FILE_NAMES in the working directory (cosmiconfig loads it, jiti compiles TypeScript). Every mistake is one ConfigError line naming
  * the file and the key.
  */
-export async function loadConfig(options: { configPath?: string; cwd?: string } = {}): Promise<LoadedConfig> {
+export async function loadConfig(
+  options: {
+    configPath?: string;
+    cwd?: string;
+    /**
+     * For the operator commands (`pending`, `purge-pending`, `responses`), which read the
+     * backends and serve nothing: `auth` is left out, so the API keys' environment variables
+     * need not be set where a cron job runs.
+     */
+    operator?: boolean;
+  } = {},
+): Promise<LoadedConfig> {
   const cwd = options.cwd ?? process.cwd();
   const modules = new ModuleLoader(pathToFileURL(path.join(cwd, "noop.js")).href);
   const moduleLoader: Loader = async (filepath) => {
@@ -65,7 +76,8 @@ export async function loadConfig(options: { configPath?: string; cwd?: string } 
     throw new ConfigError(`${displayPath}: the file has no default export; export defineConfig({ ... })`);
   }
   try {
-    return { filepath, displayPath, config: configSchema.parse(result.config), modules };
+    const raw = options.operator === true ? { ...(result.config as Record<string, unknown>), auth: undefined } : result.config;
+    return { filepath, displayPath, config: configSchema.parse(raw), modules };
   } catch (error) {
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
     throw error;

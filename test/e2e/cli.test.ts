@@ -148,6 +148,37 @@ export default { graphs: { research: { graph: "./g.ts:graph", description: "x", 
   });
 });
 
+describe("operator commands", () => {
+  test("need no API key: pending, purge-pending and responses run with the keys' variables unset; start still asks", async () => {
+    const { dir, cleanup } = tempProject({
+      "chat-serve.config.ts": `export default {
+  auth: { keys: [{ tenant: "a", key: process.env.CHAT_SERVE_TEST_UNSET_KEY }] },
+  graphs: { echo: { graph: "./g.ts:graph", description: "echo" } },
+};`,
+      "g.ts": ECHO_GRAPH_MODULE,
+    });
+    try {
+      const env = { ...process.env };
+      delete env.CHAT_SERVE_TEST_UNSET_KEY;
+      for (const command of [
+        ["pending"],
+        ["purge-pending", "--older-than", "7d"],
+        ["responses", "list"],
+        ["responses", "purge", "--older-than", "7d"],
+      ]) {
+        const result = await runCli(command, { cwd: dir, env });
+        assert.equal(result.code, 0, `${command.join(" ")}: ${result.stderr}`);
+        assert.doesNotMatch(result.stderr, /auth\.keys/u);
+      }
+      const start = await runCli(["start", "--port", "0"], { cwd: dir, env });
+      assert.equal(start.code, 1);
+      assert.match(start.stderr, /auth\.keys\.0: needs exactly one of key or sha256/u);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
 describe("flags", () => {
   test("--prefix and --host override the config file", async () => {
     const server = await startCli(["--prefix", "/api/openai/", "--host", "127.0.0.1"]);

@@ -34,13 +34,15 @@ describe("the first hour", () => {
   });
 
   test("the playground is on by default on a loopback host only; server.playground decides either way", async () => {
+    let output = "";
     const status = async (dir: string, args: string[]) => {
       const server = await startCli(args, { cwd: dir });
       try {
         const { port } = new URL(server.baseURL);
         // The banner's last line (the curl to paste) says it is all printed.
         await eventually(async () => assert.match(server.output(), /^ {2}try +curl/mu), 5_000, 20);
-        const playgroundLine = /^ {2}playground +/mu.test(server.output());
+        const playgroundLine = /^ {2}playground +http/mu.test(server.output());
+        output = server.output();
         return { status: (await fetch(`http://127.0.0.1:${port}/v1/playground`)).status, playgroundLine };
       } finally {
         await server.stop();
@@ -48,7 +50,12 @@ describe("the first hour", () => {
     };
     const plain = project();
     assert.deepEqual(await status(plain, []), { status: 200, playgroundLine: true });
+    assert.doesNotMatch(output, /warning/u);
     assert.deepEqual(await status(plain, ["--host", "0.0.0.0"]), { status: 404, playgroundLine: false });
+    // On a network address the banner says the playground is off and how to turn it on, and
+    // warns that without keys anyone who reaches it can run the models.
+    assert.match(output, /^ {2}playground +off on a network address \(server\.playground: true turns it on\)$/mu);
+    assert.match(output, /^warning no API keys: anyone who can reach 0\.0\.0\.0 can run the models/mu);
     const on = project({
       "chat-serve.config.ts": `export default { server: { playground: true }, graphs: { echo: { graph: "./graph.ts:graph", description: "Echo" } } };`,
     });

@@ -231,14 +231,38 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
     }
   });
 
-  test("refused with the memory coordinator or checkpointer", async () => {
+  test("with no service: served when no graph keeps state, refused naming the model that does", async () => {
     const memory = tempProject({
       "chat-serve.config.ts": `export default { graphs: { echo: { graph: "./g.ts:graph", description: "x" } } };`,
       "g.ts": ECHO_GRAPH_MODULE,
     });
     cleanups.push(memory.cleanup);
-    const result = await runCli(["start", "--port", "0", "--workers", "2"], { cwd: memory.dir });
+    const server = await startCli(["--workers", "2"], { cwd: memory.dir });
+    cleanups.push(() => void server.stop("SIGKILL"));
+    assert.match(server.output(), /\(2 workers/u);
+    assert.match(server.output(), /note each of the 2 workers keeps its own stored responses/u);
+    // The ready line comes once both workers listen; new connections reach either.
+    for (let index = 0; index < 6; index += 1) {
+      const response = await fetch(`${server.baseURL}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", connection: "close" },
+        body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "hi" }] }),
+      });
+      assert.equal(response.status, 200);
+    }
+    assert.equal(await server.stop("SIGTERM"), 0, server.output());
+
+    const stateful = tempProject({
+      "chat-serve.config.ts": `export default { graphs: {
+  echo: { graph: "./g.ts:graph", description: "x" },
+  kept: { graph: "./kept.ts:graph", description: "x", threads: true },
+} };`,
+      "g.ts": ECHO_GRAPH_MODULE,
+      "kept.ts": ECHO_GRAPH_MODULE,
+    });
+    cleanups.push(stateful.cleanup);
+    const result = await runCli(["start", "--port", "0", "--workers", "2"], { cwd: stateful.dir });
     assert.equal(result.code, 1);
-    assert.match(result.stderr.trim(), /^error --workers 2 needs state shared between processes/);
+    assert.match(result.stderr.trim(), /^error --workers 2: model 'kept' keeps state between requests \(interrupts or threads\)/u);
   });
 });

@@ -25,7 +25,7 @@ const UNDEFINED_TABLE = "42P01";
  */
 export async function responsesPurgeCommand(options: ResponsesPurgeOptions): Promise<void> {
   const olderThan = olderThanMs(options.olderThan);
-  const loaded = await loadConfig({ configPath: options.config });
+  const loaded = await loadConfig({ configPath: options.config, operator: true });
   const store = storeConfigOf(loaded.config);
   const say = (result: Record<string, number | boolean>, text: string) =>
     process.stdout.write(options.json === true ? `${JSON.stringify(result)}\n` : `${text}\n`);
@@ -86,7 +86,7 @@ export async function responsesListCommand(options: ResponsesListOptions): Promi
   const limit = options.limit === undefined ? 50 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
     throw new UserError(`--limit must be a whole number from 1 to 10000 (got '${options.limit}')`);
-  const loaded = await loadConfig({ configPath: options.config });
+  const loaded = await loadConfig({ configPath: options.config, operator: true });
   const store = storeConfigOf(loaded.config);
   if (store.kind === "memory") {
     process.stdout.write(

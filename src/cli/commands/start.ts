@@ -8,6 +8,7 @@ import { UserError } from "../../errors/catalogue.js";
 import { firstLine } from "../../errors/first-line.js";
 import { ChatServe } from "../../http/chat-serve.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
+import { GraphFeature } from "../../registry/features.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
 import { StoreSweeper } from "../../server/store-sweeper.js";
@@ -89,11 +90,14 @@ function banner(options: {
   store: { kind: string; expireAfter: string };
   /** Background runs: where and how they run. */
   background: BackgroundSetup;
+  /** API keys are checked. */
+  auth: boolean;
 }): string {
   const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
   const rows: [string, string][] = [["version", `chat-serve ${version}`]];
   if (options.playground) rows.push(["playground", `${base}/playground`]);
+  else if (!isLoopback(options.host)) rows.push(["playground", "off on a network address (server.playground: true turns it on)"]);
   if (options.docs) rows.push(["docs", `${base}/docs`]);
   if (options.chatUiPrefix !== undefined)
     rows.push(["chat UIs", `${options.address}${options.chatUiPrefix}  (the chat-ui profile, for Open WebUI and the like)`]);
@@ -118,6 +122,11 @@ function banner(options: {
   }
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   const lines = rows.map(([label, value]) => `  ${chalk.dim(label)}${" ".repeat(width - label.length)}${value}`);
+  if (!isLoopback(options.host) && !options.auth) {
+    lines.push(
+      `${chalk.yellow("warning")} no API keys: anyone who can reach ${options.host} can run the models (set auth in the config; see the README's "API keys and tenants")`,
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -161,10 +170,15 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const metricsSettings = loaded.config.metrics?.enabled === true ? loaded.config.metrics : undefined;
 
   if (!isWorker) {
-    if (workers > 1 && (!backends.durable || !backends.distributed || !backends.store.durable)) {
+    // Only a graph that keeps state between requests (interrupts, threads) needs it shared.
+    const keepsState = [];
+    for (const name of registry.getGraphNames()) {
+      if (registry.getGraph(name).features.has(GraphFeature.INTERRUPTS) || (await registry.isStateful(name))) keepsState.push(name);
+    }
+    if (workers > 1 && keepsState.length > 0 && (!backends.durable || !backends.distributed)) {
       await backends.close();
       throw new UserError(
-        `--workers ${workers} needs state shared between processes: set checkpointer (and store, if you set one) to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.displayPath}`,
+        `--workers ${workers}: model '${keepsState[0]}' keeps state between requests (interrupts or threads), which the processes must share: set checkpointer to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.displayPath}`,
       );
     }
     const { checkpointer, coordinator } = loaded.config;
@@ -195,6 +209,11 @@ export async function startCommand(options: StartOptions): Promise<void> {
     process.stdout.write(`${chalk.bold("chat-serve")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
     process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);
     if (workers > 1) {
+      if (!backends.store.durable) {
+        process.stdout.write(
+          `${chalk.yellow("note")} each of the ${workers} workers keeps its own stored responses and background runs in memory: a request naming one (previous_response_id, retrieve, cancel) may reach another worker and get 404. store: { kind: "postgres" } shares them.\n`,
+        );
+      }
       await backends.close();
       return runPrimary({ workers, host, prefix, metrics: metricsSettings });
     }
@@ -327,6 +346,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         firstModel: registry.getGraphNames()[0],
         store: storeConfigOf(loaded.config),
         background: setup,
+        auth: auth !== undefined,
       }),
     );
   }

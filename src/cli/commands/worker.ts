@@ -34,7 +34,8 @@ function parseConcurrency(value: string | undefined, fallback: number): number {
 export async function workerCommand(options: WorkerOptions): Promise<void> {
   const level = options.logLevel ?? process.env.LOG_LEVEL ?? "info";
   const log = pino({ level, base: { role: "worker" } });
-  const loaded = await loadConfig({ configPath: options.config });
+  // A worker serves nothing over HTTP: the API keys are not its business.
+  const loaded = await loadConfig({ configPath: options.config, operator: true });
   const { registry, backends } = await serverSetupFromConfig(loaded, {
     onConnectionError: (backend, error) => log.warn({ err: error, backend }, `lost a connection to the ${backend}`),
   });

@@ -40,7 +40,10 @@ export function buildProgram(): Command {
     .option("-p, --port <port>", "port to listen on (default 8000)")
     .option("--prefix <prefix>", "URL prefix of the API (default /v1)")
     .option("-w, --watch", "restart when the config or a graph module changes")
-    .option("--workers <n>", "processes serving one port (graphs with interrupts or threads need a postgres checkpointer and a redis or postgres coordinator)")
+    .option(
+      "--workers <n>",
+      "processes serving one port (graphs with interrupts or threads need a postgres checkpointer and a redis or postgres coordinator)",
+    )
     .option("--log-level <level>", "fatal, error, warn, info (default), debug, trace or silent")
     .option("-q, --quiet", "no log line per request")
     .action(async (options) => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage } from "@langchain/core/messages";
 import { END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
@@ -13,19 +13,22 @@ import { type Backends, backendsFromConfig } from "../../src/server/backends.js"
 import { eventually } from "../helpers/eventually.js";
 import { assertMatchesResponses } from "../helpers/openai-schema.js";
 import { freePort, startRedis } from "../helpers/private-redis.js";
-import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import {
+  cleanupsAfterAll,
+  dropSchema,
+  POSTGRES_URL,
+  REDIS_URL,
+  requireRedisAndPostgres,
+  uniquePrefix,
+  uniqueSchema,
+} from "../helpers/services.js";
 
 // Two servers in one process, each with its own BullMQ queue, worker and event log on one
 // Redis, sharing one Postgres store and checkpointer: as two hosts of a deployment would.
 // Reattach, cancel and hand-back across them; the queue down; what is left open.
 
-const redisStatus = await requireRedis();
-const postgresStatus = await requirePostgres();
-const skip = redisStatus.skip || postgresStatus.skip;
-const cleanups: (() => Promise<void> | void)[] = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const skip = await requireRedisAndPostgres();
+const cleanups = cleanupsAfterAll();
 
 const STEP_MS = 400;
 /** Which node ran on which server, per input. */

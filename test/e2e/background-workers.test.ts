@@ -2,13 +2,21 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
 import { type RunningServer, type RunningWorker, runCli, startCli, startWorker } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
 import { startReceiver } from "../helpers/loopback-receiver.js";
-import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import {
+  cleanupsAfterAll,
+  dropSchema,
+  POSTGRES_URL,
+  REDIS_URL,
+  requireRedisAndPostgres,
+  uniquePrefix,
+  uniqueSchema,
+} from "../helpers/services.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 // A deployment as operators run one: two `chat-serve start` processes and a `chat-serve
@@ -16,13 +24,8 @@ import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 // executed once; a worker killed with SIGKILL mid-run loses it to another process, which goes
 // on from the last step completed; a cancel crosses processes; each webhook is sent once.
 
-const redisStatus = await requireRedis();
-const postgresStatus = await requirePostgres();
-const skip = redisStatus.skip || postgresStatus.skip;
-const cleanups: (() => Promise<void> | void)[] = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const skip = await requireRedisAndPostgres();
+const cleanups = cleanupsAfterAll();
 
 /** Three steps; each writes a line when it starts and ends, with the run's input and its process. */
 const STEPS_MODULE = `

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
 import pg from "pg";
@@ -10,16 +10,19 @@ import { runCli, startCli } from "../helpers/cli.js";
 import { distributedProject } from "../helpers/distributed-project.js";
 import { freePort } from "../helpers/private-redis.js";
 import { answerBatch } from "../helpers/resume.js";
-import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import {
+  cleanupsAfterAll,
+  dropSchema,
+  POSTGRES_URL,
+  REDIS_URL,
+  requireRedisAndPostgres,
+  uniquePrefix,
+  uniqueSchema,
+} from "../helpers/services.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
-const redisStatus = await requireRedis();
-const postgresStatus = await requirePostgres();
-const skip = redisStatus.skip || postgresStatus.skip;
-const cleanups: (() => Promise<void> | void)[] = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const skip = await requireRedisAndPostgres();
+const cleanups = cleanupsAfterAll();
 
 function project(extraConfig?: string) {
   const schema = uniqueSchema();

@@ -1,24 +1,26 @@
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import OpenAI from "openai";
 import pg from "pg";
 import { type RunningServer, runCli, startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
-import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import {
+  cleanupsAfterAll,
+  dropSchema,
+  POSTGRES_URL,
+  REDIS_URL,
+  requireRedisAndPostgres,
+  uniquePrefix,
+  uniqueSchema,
+} from "../helpers/services.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 // Two chat-serve processes on one Postgres store and checkpointer (and one Redis
 // coordinator): whatever one stores, the other reads, continues and deletes, and a thread
 // continued on both in turn stays one conversation. Then the operator's purge.
 
-const redisStatus = await requireRedis();
-const postgresStatus = await requirePostgres();
-const skip = redisStatus.skip || postgresStatus.skip;
-
-const cleanups: (() => Promise<void> | void)[] = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const skip = await requireRedisAndPostgres();
+const cleanups = cleanupsAfterAll();
 
 const RECALL_MODULE = `
 import { AIMessage } from "@langchain/core/messages";

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { after } from "node:test";
 import { Redis } from "ioredis";
 import pg from "pg";
 
@@ -64,4 +65,20 @@ export async function dropSchema(schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** Skips (or, with CI=true, fails) unless both Redis and Postgres answer: the skip reason, or false. */
+export async function requireRedisAndPostgres(): Promise<string | false> {
+  const redis = await requireRedis();
+  const postgres = await requirePostgres();
+  return redis.skip || postgres.skip;
+}
+
+/** Cleanups a test file registers as it goes, run in reverse order after its last test. */
+export function cleanupsAfterAll(): (() => Promise<void> | void)[] {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+  return cleanups;
 }

@@ -135,6 +135,13 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** `--log-level debug|trace` (or `LOG_LEVEL`): an error's cause is printed with its stack. */
+function wantsStack(argv: readonly string[]): boolean {
+  const flag = argv.indexOf("--log-level");
+  const level = (flag >= 0 ? argv[flag + 1] : argv.find((arg) => arg.startsWith("--log-level="))?.split("=")[1]) ?? process.env.LOG_LEVEL;
+  return level === "debug" || level === "trace";
+}
+
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     loadDotEnv();
@@ -142,7 +149,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if ((process.env.NO_COLOR ?? "") !== "") chalk.level = 0;
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    reportError(error);
+    reportError(error, { stack: wantsStack(argv) });
     process.exitCode = 1;
   }
 }

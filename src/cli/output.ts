@@ -6,10 +6,18 @@ function isExpected(error: unknown): error is Error {
   return isChatServeError(error, ConfigError) || isChatServeError(error, RegistrationError) || isChatServeError(error, UserError);
 }
 
-/** Prints an error the way the CLI promises: one line for user mistakes, a stack for bugs. */
-export function reportError(error: unknown): void {
+/**
+ * Prints an error the way the CLI promises: one line for user mistakes, a stack for bugs.
+ * With `stack` (`LOG_LEVEL` or `--log-level` at debug or trace), a user mistake's cause
+ * follows its line with its stack: where an import failed, for instance.
+ */
+export function reportError(error: unknown, options: { stack?: boolean } = {}): void {
   if (isExpected(error)) {
     process.stderr.write(`${chalk.red("error")} ${error.message}\n`);
+    const cause = (error as { cause?: unknown }).cause;
+    if (options.stack === true && cause instanceof Error && cause.stack !== undefined) {
+      process.stderr.write(`${chalk.dim(`caused by ${cause.stack}`)}\n`);
+    }
     return;
   }
   process.stderr.write(`${chalk.red("chat-serve crashed; this is a bug, please report it:")}\n`);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { errorLocation, messageWithoutLocation } from "../config/error-location.js";
 import type { ModuleLoader } from "../config/module-loader.js";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
@@ -34,8 +35,10 @@ export async function loadModuleReference(
   try {
     loaded = await options.modules.load(absolute);
   } catch (error) {
-    const reason = firstLine(error);
-    throw new ConfigError(`${where}: importing '${modulePath}' failed: ${reason}`, { cause: error });
+    // Where it failed (a syntax error's place, or the line that threw), so the editor can go there.
+    const at = errorLocation(error, options.baseDir);
+    const reason = at === undefined ? firstLine(error) : messageWithoutLocation(error);
+    throw new ConfigError(`${where}: importing '${modulePath}' failed${at === undefined ? "" : ` at ${at}`}: ${reason}`, { cause: error });
   }
   if (!(exportName in loaded) || loaded[exportName] === undefined) {
     const available = Object.keys(loaded).filter((name) => name !== "__esModule");

@@ -148,6 +148,34 @@ export default { graphs: { research: { graph: "./g.ts:graph", description: "x", 
   });
 });
 
+describe("a graph module that fails to import", () => {
+  test("names the module, line and column of a syntax error or of the throw; the stack at debug", async () => {
+    const { dir, cleanup } = tempProject({
+      "chat-serve.config.ts": `export default { graphs: { broken: { graph: "./graphs/broken.ts:graph", description: "x" } } };`,
+      "graphs/broken.ts": "export const graph = {\n  oops: (1 +,\n};\n",
+      "throws.config.ts": `export default { graphs: { throws: { graph: "./graphs/throws.ts:graph", description: "x" } } };`,
+      "graphs/throws.ts": 'const ready = false;\nif (!ready) throw new Error("the model key is missing");\nexport const graph = {};\n',
+    });
+    try {
+      const syntax = await runCli(["models"], { cwd: dir });
+      assert.equal(syntax.code, 1);
+      assert.equal(
+        syntax.stderr.trim(),
+        "error chat-serve.config.ts: graphs.broken.graph: importing './graphs/broken.ts' failed at graphs/broken.ts:2:13: ParseError: Unexpected token",
+      );
+      const thrown = await runCli(["models", "--config", "throws.config.ts"], { cwd: dir });
+      assert.equal(
+        thrown.stderr.trim(),
+        "error throws.config.ts: graphs.throws.graph: importing './graphs/throws.ts' failed at graphs/throws.ts:2:19: the model key is missing",
+      );
+      const debug = await runCli(["models", "--config", "throws.config.ts"], { cwd: dir, env: { LOG_LEVEL: "debug" } });
+      assert.match(debug.stderr, /^caused by Error: the model key is missing\n\s+at .*graphs\/throws\.ts:2:19/mu);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
 describe("operator commands", () => {
   test("need no API key: pending, purge-pending and responses run with the keys' variables unset; start still asks", async () => {
     const { dir, cleanup } = tempProject({

@@ -80,7 +80,7 @@ export async function watchCommand(startArgs: string[], configPath: string | und
     child.on("exit", (code, signal) => {
       if (signal === null && code !== 0) {
         process.stdout.write(
-          `${chalk.yellow("waiting")} for a change to ${path.relative(process.cwd(), dir) || "."} before starting again\n`,
+          `${chalk.yellow("waiting")} for a change in ${path.relative(process.cwd(), dir) || `this folder (${dir})`} before starting again\n`,
         );
       }
     });

@@ -1,0 +1,34 @@
+import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
+
+/**
+ * Where in the user's code an import failed, as `file:line:column` (relative to `baseDir`,
+ * columns counted from 1 as editors do): for a syntax error, the place the TypeScript loader
+ * names in its message (it counts columns from 0); for an error thrown while the module ran,
+ * the first frame of its stack outside node_modules and Node's own code. Undefined when
+ * neither says.
+ */
+export function errorLocation(error: unknown, baseDir: string): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const place = (file: string, line: string, column: number) => `${path.relative(baseDir, file) || file}:${line}:${column}`;
+  const message = stripVTControlCharacters(error.message);
+  const parse = /(\/[^\s:]+|[A-Za-z]:\\[^\s:]+):(\d+):(\d+)\s*$/mu.exec(message);
+  if (parse?.[1] !== undefined && parse[2] !== undefined) return place(parse[1], parse[2], Number(parse[3]) + 1);
+  for (const line of String(error.stack ?? "")
+    .split("\n")
+    .slice(1)) {
+    const frame = /\(?((?:\/|[A-Za-z]:\\|file:\/\/)[^()\s]+?):(\d+):(\d+)\)?\s*$/u.exec(line.trim());
+    if (frame?.[1] === undefined || frame[2] === undefined) continue;
+    const file = frame[1].startsWith("file://") ? new URL(frame[1]).pathname : frame[1];
+    if (/[/\\]node_modules[/\\]/u.test(file) || file.startsWith("node:")) continue;
+    return place(file, frame[2], Number(frame[3]));
+  }
+  return undefined;
+}
+
+/** The error's message without the location the loader appended (it is given apart). */
+export function messageWithoutLocation(error: unknown): string {
+  const message = stripVTControlCharacters(error instanceof Error ? error.message : String(error));
+  const first = message.split("\n").find((line) => line.trim() !== "") ?? message;
+  return first.trim();
+}

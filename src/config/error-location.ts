@@ -5,12 +5,13 @@ import { stripVTControlCharacters } from "node:util";
  * Where in the user's code an import failed, as `file:line:column` (relative to `baseDir`,
  * columns counted from 1 as editors do): for a syntax error, the place the TypeScript loader
  * names in its message (it counts columns from 0); for an error thrown while the module ran,
- * the first frame of its stack outside node_modules and Node's own code. Undefined when
- * neither says.
+ * the first frame of its stack outside node_modules and Node's own code (its line only on
+ * line 1, where the loader's wrapper shifts the column). Undefined when neither says.
  */
 export function errorLocation(error: unknown, baseDir: string): string | undefined {
   if (!(error instanceof Error)) return undefined;
-  const place = (file: string, line: string, column: number) => `${path.relative(baseDir, file) || file}:${line}:${column}`;
+  const place = (file: string, line: string, column?: number) =>
+    `${path.relative(baseDir, file) || file}:${line}${column === undefined ? "" : `:${column}`}`;
   const message = stripVTControlCharacters(error.message);
   const parse = /(\/[^\s:]+|[A-Za-z]:\\[^\s:]+):(\d+):(\d+)\s*$/mu.exec(message);
   if (parse?.[1] !== undefined && parse[2] !== undefined) return place(parse[1], parse[2], Number(parse[3]) + 1);
@@ -21,7 +22,9 @@ export function errorLocation(error: unknown, baseDir: string): string | undefin
     if (frame?.[1] === undefined || frame[2] === undefined) continue;
     const file = frame[1].startsWith("file://") ? new URL(frame[1]).pathname : frame[1];
     if (/[/\\]node_modules[/\\]/u.test(file) || file.startsWith("node:")) continue;
-    return place(file, frame[2], Number(frame[3]));
+    // The loader runs a module inside a wrapper that begins on its first line, so a column
+    // there is the wrapper's, not the file's: line 1 is named without one.
+    return frame[2] === "1" ? place(file, frame[2]) : place(file, frame[2], Number(frame[3]));
   }
   return undefined;
 }

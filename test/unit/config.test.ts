@@ -138,7 +138,8 @@ describe("config mistakes are one line naming the file and the key", () => {
       "chat-serve.config.ts": tsConfig(`{ echo: { graph: "./bad.ts:graph", description: "x" } }`),
       "bad.ts": `throw new Error("OPENAI_API_KEY is not set");`,
     });
-    assert.match(await configError(dir), /graphs\.echo\.graph: importing '\.\/bad\.ts' failed: OPENAI_API_KEY is not set/);
+    // Named with the line that threw (on line 1, without a column: the loader's wrapper shifts it).
+    assert.match(await configError(dir), /graphs\.echo\.graph: importing '\.\/bad\.ts' failed at bad\.ts:1: OPENAI_API_KEY is not set$/);
   });
   test("a config file with a syntax error names file:line:column and what is wrong", async () => {
     const dir = project({ "chat-serve.config.ts": `export default { graphs: {` });

@@ -121,6 +121,10 @@ export async function prepareRun(
   let messages = request.messages;
   const checkpointed = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
   const interrupts = config.features.has(GraphFeature.INTERRUPTS);
+  // A background run that another worker may have to take over checkpoints every step: on the
+  // graph's own checkpointer, or on a copy of the graph with the server's.
+  const durableGraph =
+    context.durable === undefined || interrupts ? undefined : checkpointed ? graph : registry.withServerCheckpointer(request.model, graph);
   if (context.thread !== undefined && registry.isStatefulGraph(graph)) {
     // A stateful graph's conversation: its thread, and what is new since its last turn.
     const opened = await RunThread.open({
@@ -133,9 +137,8 @@ export async function prepareRun(
     });
     thread = opened.thread;
     messages = opened.messages;
-  } else if (context.durable !== undefined && !interrupts && (checkpointed || registry.withServerCheckpointer(request.model, graph))) {
-    // A background run that another worker may have to take over checkpoints every step.
-    if (!checkpointed) graph = registry.withServerCheckpointer(request.model, graph)!;
+  } else if (durableGraph !== undefined && context.durable !== undefined) {
+    graph = durableGraph;
     const opened = await RunThread.open({
       graph,
       request: { kind: "continue", threadId: context.durable.threadId },

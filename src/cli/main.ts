@@ -35,7 +35,7 @@ export function buildProgram(): Command {
   program
     .command("start")
     .description("validate the config, print the model table and serve")
-    .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
+    .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder, else langgraph.json)")
     .option("--host <host>", "host to listen on (default 127.0.0.1)")
     .option("-p, --port <port>", "port to listen on (default 8000)")
     .option("--prefix <prefix>", "URL prefix of the API (default /v1)")
@@ -126,9 +126,10 @@ export function buildProgram(): Command {
 
   program
     .command("init")
-    .description("scaffold a runnable chat-serve project")
+    .description("scaffold a runnable chat-serve project, or configure a LangGraph project (--from langgraph.json)")
     .argument("[dir]", "folder to create the project in", ".")
     .option("-t, --template <name>", "template to copy", "default")
+    .option("--from <file>", "write a chat-serve.config.ts for the graphs a LangGraph project's langgraph.json lists")
     .option("--force", "write into a folder that is not empty, overwriting its files")
     .action(async (dir, options) => (await import("./commands/init.js")).initCommand(dir, options));
 

@@ -1,4 +1,5 @@
 import chalk from "chalk";
+import type { LoadedConfig } from "../config/load-config.js";
 import { ConfigError, RegistrationError, UserError } from "../errors/catalogue.js";
 import { isChatServeError } from "../errors/serve-error.js";
 
@@ -33,4 +34,21 @@ export function redactUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * What was read from a LangGraph project's `langgraph.json` and what was not, in one line,
+ * with the way to more settings; undefined for a chat-serve config.
+ */
+export function langGraphNote(loaded: LoadedConfig): string | undefined {
+  if (loaded.langgraph === undefined) return undefined;
+  const { project } = loaded.langgraph;
+  const count = Object.keys(project.graphs).length;
+  const parts = [`${count} graph${count === 1 ? "" : "s"}`];
+  if (project.env !== undefined) {
+    const variables = Object.keys(project.env.variables).length;
+    parts.push(`env from ${project.env.from} (${variables} variable${variables === 1 ? "" : "s"}; those already set keep their value)`);
+  }
+  const ignored = project.ignoredKeys.length === 0 ? "" : `; ignored: ${project.ignoredKeys.join(", ")}`;
+  return `${chalk.cyan("langgraph")} read ${parts.join(", ")} from ${loaded.displayPath}${ignored}. For auth, limits, events and the rest, write a chat-serve.config.ts: ${chalk.cyan("chat-serve init --from langgraph.json")}`;
 }

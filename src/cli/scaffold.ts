@@ -25,7 +25,7 @@ async function listFiles(dir: string, prefix = ""): Promise<string[]> {
 }
 
 /** Where the scaffolded project gets chat-serve from. */
-type ChatServeSource =
+export type ChatServeSource =
   /** This copy runs from a checkout (or a packed copy of one): a `file:` dependency on it. */
   | { kind: "checkout"; range: string; root: string }
   /** Installed from a tarball: the tarball is copied into the project and depended on. */
@@ -145,6 +145,20 @@ export async function scaffold(dir: string, template: string, force: boolean): P
     }
     result.written.push(target);
   }
+  await placeChatServe(dir, chatServe, result);
+  return result;
+}
+
+/** Where the running chat-serve came from, as a dependency range for a project's package.json. */
+export async function chatServeDependency(): Promise<ChatServeSource> {
+  return (await versionRanges()).source;
+}
+
+/**
+ * What a project needs beside its package.json to install the running chat-serve: the tarball
+ * it came from, or (for a checkout) an `.npmrc` that installs it as a packed copy.
+ */
+export async function placeChatServe(dir: string, chatServe: ChatServeSource, result: ScaffoldResult): Promise<void> {
   if (chatServe.kind === "tarball") {
     const destination = path.join(dir, chatServe.fileName);
     if (existsSync(destination)) result.overwritten.push(chatServe.fileName);
@@ -154,9 +168,11 @@ export async function scaffold(dir: string, template: string, force: boolean): P
   if (chatServe.kind === "checkout") {
     // A linked checkout would bring its own copies of LangGraph and LangChain; a packed copy shares the project's.
     const npmrc = path.join(dir, ".npmrc");
-    if (existsSync(npmrc)) result.overwritten.push(".npmrc");
-    await writeFile(npmrc, "install-links=true\n");
-    result.written.push(".npmrc");
+    const line = "install-links=true";
+    const existing = existsSync(npmrc) ? await readFile(npmrc, "utf8") : undefined;
+    if (existing?.split("\n").includes(line)) return;
+    await writeFile(npmrc, existing === undefined ? `${line}\n` : `${existing.replace(/\n?$/u, "\n")}${line}\n`);
+    (existing === undefined ? result.written : result.overwritten).push(".npmrc");
+    if (existing !== undefined) result.written.push(".npmrc");
   }
-  return result;
 }

@@ -9,6 +9,7 @@ import { firstLine } from "../errors/first-line.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { configSchema, type ParsedConfig } from "./define-config.js";
+import { applyLangGraphEnv, defaultDescription, LANGGRAPH_JSON, type LangGraphProject, readLangGraphJson } from "./langgraph-json.js";
 import { ModuleLoader } from "./module-loader.js";
 
 export const CONFIG_FILE_NAMES = [
@@ -27,6 +28,12 @@ export interface LoadedConfig {
   config: ParsedConfig;
   /** Loads the modules the config refers to, sharing the config's module cache. */
   modules: ModuleLoader;
+  /** Set when the models come from a LangGraph project's `langgraph.json` (no chat-serve config). */
+  langgraph?: {
+    project: LangGraphProject;
+    /** The models whose description is a default: the compiled graph's own `description` replaces it. */
+    defaultDescriptions: Set<string>;
+  };
 }
 
 /**
@@ -60,11 +67,14 @@ export async function loadConfig(
   const filepath =
     options.configPath !== undefined
       ? path.resolve(cwd, options.configPath)
-      : CONFIG_FILE_NAMES.map((name) => path.join(cwd, name)).find((candidate) => existsSync(candidate));
+      : [...CONFIG_FILE_NAMES, LANGGRAPH_JSON].map((name) => path.join(cwd, name)).find((candidate) => existsSync(candidate));
   if (filepath === undefined) {
-    throw new ConfigError(`no config file found in ${cwd}: create chat-serve.config.ts (or run 'chat-serve init'), or pass --config`);
+    throw new ConfigError(
+      `no config file found in ${cwd}: create chat-serve.config.ts (or run 'chat-serve init'), pass --config, or run it in a LangGraph project (a folder with ${LANGGRAPH_JSON})`,
+    );
   }
   if (!existsSync(filepath)) throw new ConfigError(`config file not found: ${options.configPath}`);
+  if (path.basename(filepath) === LANGGRAPH_JSON) return fromLangGraphJson(filepath, path.relative(cwd, filepath) || filepath, modules);
   let result: Awaited<ReturnType<typeof explorer.load>>;
   try {
     result = await explorer.load(filepath);
@@ -78,6 +88,24 @@ export async function loadConfig(
   try {
     const raw = options.operator === true ? { ...(result.config as Record<string, unknown>), auth: undefined } : result.config;
     return { filepath, displayPath, config: configSchema.parse(raw), modules };
+  } catch (error) {
+    if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
+    throw error;
+  }
+}
+
+/** A LangGraph project's `langgraph.json` as a config: each graph a model, the defaults for the rest. */
+function fromLangGraphJson(filepath: string, displayPath: string, modules: ModuleLoader): LoadedConfig {
+  const project = readLangGraphJson(filepath, displayPath);
+  applyLangGraphEnv(project);
+  const defaultDescriptions = new Set<string>();
+  const graphs: Record<string, { graph: string; description: string }> = {};
+  for (const [id, graph] of Object.entries(project.graphs)) {
+    if (graph.description === undefined) defaultDescriptions.add(id);
+    graphs[id] = { graph: graph.reference, description: graph.description ?? defaultDescription(id, graph) };
+  }
+  try {
+    return { filepath, displayPath, config: configSchema.parse({ graphs }), modules, langgraph: { project, defaultDescriptions } };
   } catch (error) {
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
     throw error;

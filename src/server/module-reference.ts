@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { errorLocation, messageWithoutLocation } from "../config/error-location.js";
+import { applyLangGraphEnv, parseLangGraphReference, readLangGraphJson } from "../config/langgraph-json.js";
 import type { ModuleLoader } from "../config/module-loader.js";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
+import { didYouMean } from "../util/did-you-mean.js";
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/u;
 
@@ -25,9 +27,25 @@ export async function loadModuleReference(
   reference: string,
   options: { baseDir: string; file: string; key: string; modules: ModuleLoader },
 ): Promise<unknown> {
+  const where = `${options.file}: ${options.key}`;
+  const langgraph = parseLangGraphReference(reference);
+  if (langgraph !== undefined) {
+    // `./langgraph.json:agent`: the graph that file lists under that id (its env applied first).
+    const file = path.resolve(options.baseDir, langgraph.file);
+    if (!existsSync(file)) throw new ConfigError(`${where}: cannot find '${langgraph.file}' (looked for ${file})`);
+    const project = readLangGraphJson(file, langgraph.file);
+    const graph = project.graphs[langgraph.id];
+    if (graph === undefined) {
+      const ids = Object.keys(project.graphs);
+      throw new ConfigError(
+        `${where}: ${langgraph.file} lists no graph '${langgraph.id}'${didYouMean(langgraph.id, ids)} (it lists: ${ids.join(", ")})`,
+      );
+    }
+    applyLangGraphEnv(project);
+    return loadModuleReference(graph.reference, { ...options, baseDir: path.dirname(file) });
+  }
   const { modulePath, exportName } = parseModuleReference(reference);
   const absolute = path.resolve(options.baseDir, modulePath);
-  const where = `${options.file}: ${options.key}`;
   if (!existsSync(absolute)) {
     throw new ConfigError(`${where}: cannot find module '${modulePath}' (looked for ${absolute})`);
   }

@@ -1,22 +1,41 @@
 import path from "node:path";
 import chalk from "chalk";
+import { initFromLangGraph } from "../from-langgraph.js";
 import { scaffold } from "../scaffold.js";
 
 export interface InitOptions {
   template: string;
   force?: boolean;
+  /** A LangGraph project's `langgraph.json`: write a config for its graphs instead of a template. */
+  from?: string;
 }
 
-/** `chat-serve init [dir]`: scaffolds a runnable project and prints the next steps. */
+/**
+ * `chat-serve init [dir]`: scaffolds a runnable project (or, with `--from langgraph.json`,
+ * configures an existing LangGraph project) and prints the next steps.
+ */
 export async function initCommand(dir: string | undefined, options: InitOptions): Promise<void> {
   const target = dir ?? ".";
-  const result = await scaffold(target, options.template, options.force === true);
   const shown = path.isAbsolute(target) ? target : path.relative(process.cwd(), path.resolve(target)) || ".";
-  process.stdout.write(`${chalk.green("created")} a chat-serve project in ${shown}\n`);
+  const fromLangGraph = options.from !== undefined;
+  const result =
+    options.from === undefined
+      ? await scaffold(target, options.template, options.force === true)
+      : await initFromLangGraph(target, options.from, options.force === true);
+  process.stdout.write(
+    fromLangGraph
+      ? `${chalk.green("configured")} the LangGraph project in ${shown} for chat-serve\n`
+      : `${chalk.green("created")} a chat-serve project in ${shown}\n`,
+  );
   for (const file of result.written) {
     const note = result.overwritten.includes(file) ? chalk.yellow(" (overwritten)") : "";
     process.stdout.write(`  ${file}${note}\n`);
   }
-  const steps = [shown === "." ? undefined : `cd ${shown}`, "npm install", "npx chat-serve start", "npm test"].filter(Boolean);
+  const steps = [
+    shown === "." ? undefined : `cd ${shown}`,
+    "npm install",
+    "npx chat-serve start",
+    fromLangGraph ? undefined : "npm test",
+  ].filter(Boolean);
   process.stdout.write(`\nnext:\n${steps.map((step) => `  ${chalk.cyan(step)}`).join("\n")}\n`);
 }

@@ -17,7 +17,7 @@ import { type BackgroundSetup, backgroundSetup, describeBackground } from "../ba
 import { workerDrained } from "../cluster-drain.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
-import { redactUrl } from "../output.js";
+import { langGraphNote, redactUrl } from "../output.js";
 import { onStopSignal } from "../signals.js";
 import { runPrimary } from "./cluster-primary.js";
 import { WATCHED_CHILD } from "./watch.js";
@@ -207,6 +207,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
       await reach(what, coordinator.url, "coordinator.url", async () => backends.runCoordinator.check?.());
     }
     process.stdout.write(`${chalk.bold("chat-serve")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
+    const note = langGraphNote(loaded);
+    if (note !== undefined) process.stdout.write(`${note}\n`);
     process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);
     if (workers > 1) {
       if (!backends.store.durable) {

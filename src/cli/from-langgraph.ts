@@ -1,0 +1,106 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { defaultDescription, LANGGRAPH_JSON, readLangGraphJson } from "../config/langgraph-json.js";
+import { ModuleLoader } from "../config/module-loader.js";
+import { UserError } from "../errors/catalogue.js";
+import { loadModuleReference } from "../server/module-reference.js";
+import { chatServeDependency, placeChatServe, type ScaffoldResult } from "./scaffold.js";
+
+const CONFIG_FILE = "chat-serve.config.ts";
+
+/**
+ * `chat-serve init --from langgraph.json`: writes a `chat-serve.config.ts` that imports the
+ * graphs the LangGraph project lists (each a model, described by langgraph.json, the compiled
+ * graph, or a default), and adds chat-serve to the project's package.json.
+ */
+export async function initFromLangGraph(dir: string, from: string, force: boolean): Promise<ScaffoldResult> {
+  const file = path.resolve(dir, from);
+  if (!existsSync(file)) throw new UserError(`cannot find ${from} in ${dir} (looked for ${file})`);
+  const project = readLangGraphJson(file, path.relative(process.cwd(), file) || file);
+  const configFile = path.join(dir, CONFIG_FILE);
+  if (existsSync(configFile) && !force) {
+    throw new UserError(`${path.relative(process.cwd(), configFile) || CONFIG_FILE} already exists; pass --force to write over it`);
+  }
+  const baseDir = path.dirname(file);
+  const modules = new ModuleLoader(pathToFileURL(path.join(baseDir, "noop.js")).href);
+  const entries: string[] = [];
+  for (const [id, graph] of Object.entries(project.graphs)) {
+    const reference = `./${path.relative(dir, path.resolve(baseDir, graph.reference)).split(path.sep).join("/")}`;
+    const description = graph.description ?? (await ownDescription(graph.reference, baseDir, modules)) ?? defaultDescription(id, graph);
+    const key = /^[A-Za-z_$][\w$]*$/u.test(id) ? id : JSON.stringify(id);
+    entries.push(`    ${key}: {\n      graph: ${JSON.stringify(reference)},\n      description: ${JSON.stringify(description)},\n    },`);
+  }
+  const env = project.env === undefined ? [] : envLines(project.env.from, project.env.variables, path.relative(dir, baseDir));
+  const text = [
+    'import { defineConfig } from "chat-serve";',
+    "",
+    `// Written by \`chat-serve init --from ${from}\`: the graphs ${from} lists, each served as a model.`,
+    "// `npx chat-serve start` serves them; `npx chat-serve models` checks this file without serving.",
+    ...env,
+    "export default defineConfig({",
+    '  server: { host: "127.0.0.1", port: 8000, prefix: "/v1" },',
+    "  graphs: {",
+    ...entries,
+    "  },",
+    "});",
+    "",
+  ].join("\n");
+  const result: ScaffoldResult = { dir, written: [], overwritten: [] };
+  if (existsSync(configFile)) result.overwritten.push(CONFIG_FILE);
+  await writeFile(configFile, text);
+  result.written.push(CONFIG_FILE);
+  await addToPackageJson(dir, result);
+  return result;
+}
+
+/** The compiled graph's own `description`, when the module imports here; undefined otherwise. */
+async function ownDescription(reference: string, baseDir: string, modules: ModuleLoader): Promise<string | undefined> {
+  try {
+    const graph = await loadModuleReference(reference, { baseDir, file: LANGGRAPH_JSON, key: "graphs", modules });
+    const description = (graph as { description?: unknown }).description;
+    return typeof description === "string" && description.trim() !== "" ? description.trim() : undefined;
+  } catch {
+    // Not installed yet, or it needs its environment: the default description will do.
+    return undefined;
+  }
+}
+
+/** The config's lines that give the graphs langgraph.json's `env` (a `.env` beside the config is read anyway). */
+function envLines(from: string, variables: Record<string, string>, relativeDir: string): string[] {
+  if (from === LANGGRAPH_JSON) {
+    const names = Object.entries(variables).map(([name, value]) => `process.env[${JSON.stringify(name)}] ??= ${JSON.stringify(value)};`);
+    return ["", `// ${LANGGRAPH_JSON}'s env; variables already set keep their value.`, ...names, ""];
+  }
+  const envPath = path.join(relativeDir, from).split(path.sep).join("/");
+  if (envPath === ".env")
+    return ["// chat-serve reads the .env file of the folder it starts in before this file (variables already set keep their value).", ""];
+  return [
+    "",
+    `// ${LANGGRAPH_JSON}'s env file; variables already set keep their value.`,
+    `process.loadEnvFile(new URL(${JSON.stringify(`./${envPath}`)}, import.meta.url));`,
+    "",
+  ];
+}
+
+/** chat-serve as a dependency of the project, and a `serve` script, leaving what is there. */
+async function addToPackageJson(dir: string, result: ScaffoldResult): Promise<void> {
+  const source = await chatServeDependency();
+  const file = path.join(dir, "package.json");
+  if (!existsSync(file)) {
+    throw new UserError(
+      `wrote ${CONFIG_FILE}, but ${dir} has no package.json to add chat-serve to: run 'npm init -y' and 'npm install ${source.kind === "registry" ? "chat-serve" : "<path to chat-serve>"}' there`,
+    );
+  }
+  const manifest = JSON.parse(await readFile(file, "utf8")) as {
+    dependencies?: Record<string, string>;
+    scripts?: Record<string, string>;
+  };
+  manifest.dependencies = { ...manifest.dependencies, "chat-serve": source.range };
+  manifest.scripts = { serve: "chat-serve start", ...manifest.scripts };
+  await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
+  result.overwritten.push("package.json");
+  result.written.push("package.json");
+  await placeChatServe(dir, source, result);
+}

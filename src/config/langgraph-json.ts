@@ -1,0 +1,98 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseEnv } from "node:util";
+import { z } from "zod";
+import { ConfigError } from "../errors/catalogue.js";
+import { firstLine } from "../errors/first-line.js";
+
+/** The file `langgraph dev` and the LangGraph API server read a project's graphs from. */
+export const LANGGRAPH_JSON = "langgraph.json";
+
+/** The keys of `langgraph.json` chat-serve reads; every other key is reported once and ignored. */
+const READ_KEYS = ["graphs", "env"];
+
+const graphReference = z.union([
+  z.string().min(1, "must be a './file.ts:export' reference"),
+  z.looseObject({ path: z.string().min(1, "must be a './file.ts:export' reference"), description: z.string().optional() }),
+]);
+const langGraphJsonSchema = z.looseObject({
+  graphs: z.record(z.string().min(1), graphReference, "is required: an object of graph id → './file.ts:export'"),
+  env: z.union([z.string().min(1), z.record(z.string(), z.string())], "must be a path to an env file or an object of variables").optional(),
+});
+
+/** One graph `langgraph.json` lists. */
+export interface LangGraphJsonGraph {
+  /** `./file.ts:export`, relative to the folder of `langgraph.json`. */
+  reference: string;
+  description?: string;
+}
+
+/** What chat-serve read from a `langgraph.json`. */
+export interface LangGraphProject {
+  filepath: string;
+  graphs: Record<string, LangGraphJsonGraph>;
+  /** The keys chat-serve does not read (`dependencies`, `node_version`, …). */
+  ignoredKeys: string[];
+  /** Where `env` came from: the env file's path as written, or `langgraph.json` itself for an object. */
+  env?: { from: string; variables: Record<string, string> };
+}
+
+/** Reads and checks a `langgraph.json`; every mistake is one line naming the file and the key. */
+export function readLangGraphJson(filepath: string, displayPath: string): LangGraphProject {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(filepath, "utf8"));
+  } catch (error) {
+    throw new ConfigError(`${displayPath}: could not be read: ${firstLine(error)}`, { cause: error });
+  }
+  const parsed = langGraphJsonSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `;
+    throw new ConfigError(`${displayPath}: ${key}${issue.message}`);
+  }
+  const graphs: Record<string, LangGraphJsonGraph> = {};
+  for (const [id, entry] of Object.entries(parsed.data.graphs)) {
+    graphs[id] =
+      typeof entry === "string"
+        ? { reference: entry }
+        : { reference: entry.path, ...(entry.description === undefined ? {} : { description: entry.description }) };
+  }
+  if (Object.keys(graphs).length === 0) throw new ConfigError(`${displayPath}: graphs: lists no graphs`);
+  const project: LangGraphProject = {
+    filepath,
+    graphs,
+    ignoredKeys: Object.keys(parsed.data).filter((key) => !READ_KEYS.includes(key)),
+  };
+  const { env } = parsed.data;
+  if (typeof env === "string") {
+    const envFile = path.resolve(path.dirname(filepath), env);
+    if (!existsSync(envFile)) throw new ConfigError(`${displayPath}: env: cannot find the env file '${env}' (looked for ${envFile})`);
+    project.env = { from: env, variables: parseEnv(readFileSync(envFile, "utf8")) as Record<string, string> };
+  } else if (env !== undefined) {
+    project.env = { from: path.basename(filepath), variables: env };
+  }
+  return project;
+}
+
+/**
+ * Sets the project's `env` variables the environment does not set already (the environment
+ * wins, as with `langgraph dev`), before the graph modules are imported.
+ */
+export function applyLangGraphEnv(project: LangGraphProject): void {
+  for (const [name, value] of Object.entries(project.env?.variables ?? {})) process.env[name] ??= value;
+}
+
+/** The description a graph gets when neither `langgraph.json` nor the compiled graph has one. */
+export function defaultDescription(id: string, graph: LangGraphJsonGraph): string {
+  return `The LangGraph graph '${id}' (${graph.reference}).`;
+}
+
+/**
+ * A `"./langgraph.json:agent"` reference in a chat-serve config: the file and the graph id, or
+ * undefined for any other reference.
+ */
+export function parseLangGraphReference(reference: string): { file: string; id: string } | undefined {
+  const match = /^(.*(?:^|[/\\])langgraph\.json):([^/\\]+)$/u.exec(reference);
+  return match === null ? undefined : { file: match[1]!, id: match[2]! };
+}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type ApiKeyEntry, type Authenticate, apiKeyEntrySchema } from "../http/auth.js";
 import type { CheckpointScope } from "../http/run-request.js";
-import type { GraphConfigInput } from "../registry/graph-config.js";
+import { type GraphConfigInput, toolEventsSchema } from "../registry/graph-config.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 
 /** `"./path/to/module.ts:exportName"`, or a path alone for the default export. */
@@ -31,6 +31,7 @@ const graphEntrySchema = z.strictObject({
   structuredOutput: z.boolean("must be true or false").optional(),
   threads: z.boolean("must be true or false").optional(),
   background: z.strictObject({ retry: z.boolean("must be true or false").optional() }).optional(),
+  events: z.strictObject({ tools: toolEventsSchema.optional() }).optional(),
 });
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
@@ -214,6 +215,12 @@ export interface GraphEntryConfig {
    * another worker when there is no durable checkpointer to go on from its last step.
    */
   background?: { retry?: boolean };
+  /**
+   * Events the server emits for this model (with `CLIENT_EVENTS`): `tools: true` sends a status
+   * when a tool starts and ends; per tool, `{ get_weather: "Checking the weather" }` or `false`.
+   * Default: on in the `chat-ui` profile only.
+   */
+  events?: GraphConfigInput["events"];
 }
 
 /** The shape of `chat-serve.config.ts`. */

@@ -48,6 +48,8 @@ export async function requestScope(request: FastifyRequest, checkpointScope: Che
 export interface RunExtras {
   resumeOf?: ResumeOf;
   thread?: ThreadRequest;
+  /** Automatic tool statuses for models that set none (the `chat-ui` profile turns them on). */
+  toolEventsByDefault?: boolean;
 }
 
 /** What every route that runs a graph shares. */
@@ -169,6 +171,7 @@ export async function runForRequest<T>(
       caller: { tenant: caller?.tenant },
       ...(extras.resumeOf === undefined ? {} : { resumeOf: extras.resumeOf }),
       ...(extras.thread === undefined ? {} : { thread: extras.thread }),
+      ...(extras.toolEventsByDefault === undefined ? {} : { toolEventsByDefault: extras.toolEventsByDefault }),
     });
     return await respond(run);
   } catch (error) {

@@ -2,6 +2,7 @@ import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
+import type { ToolEventsSetting } from "../events/tool-events.js";
 import { ClientSettings, type ClientSettingsModel } from "../settings/client-settings.js";
 import type { ContextFactory } from "../settings/runtime-context.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
@@ -54,6 +55,13 @@ export interface GraphConfigInput {
    * applied to its model with `withRequestParameters`). Without it such a request is refused.
    */
   structuredOutput?: boolean;
+  /**
+   * Events the server emits for the graph (they reach a client only with `CLIENT_EVENTS`, as
+   * every event does). `tools`: a status when a tool of the graph starts ("Calling
+   * get_weather") and when it ends, nested subgraphs included; `true` for every tool with the
+   * default texts, or per tool its texts or `false`. Default: on in the `chat-ui` profile only.
+   */
+  events?: { tools?: ToolEventsSetting };
 }
 
 /** A validated, frozen graph configuration as the registry hands it out. */
@@ -73,6 +81,8 @@ export interface GraphConfig {
   readonly structuredOutput: boolean;
   readonly threads: boolean;
   readonly background: { readonly retry: boolean };
+  /** `undefined`: the default (on in the `chat-ui` profile only). */
+  readonly events: { readonly tools?: ToolEventsSetting };
 }
 
 const optionalFunction = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function").optional();
@@ -91,6 +101,24 @@ const featureSchema = z.preprocess(
   z.enum(ALL_FEATURES as [GraphFeature, ...GraphFeature[]], {
     error: (issue) => `unknown feature ${JSON.stringify(issue.input)}; use ${ALL_FEATURES.join(" or ")}`,
   }),
+);
+
+const toolText = z.string().trim().min(1, "must not be empty");
+/** `events.tools`: true or false, or per tool its texts (`"Checking the weather"`, `{ start, end, failed }`) or false. */
+export const toolEventsSchema = z.union(
+  [
+    z.boolean(),
+    z.record(
+      z.string(),
+      z.union(
+        [z.literal(false), toolText, z.strictObject({ start: toolText.optional(), end: toolText.optional(), failed: toolText.optional() })],
+        {
+          error: "must be false, the start text, or { start, end, failed } texts",
+        },
+      ),
+    ),
+  ],
+  { error: "must be true, false, or an object of tool name → texts" },
 );
 
 const graphConfigSchema = z.strictObject({
@@ -124,6 +152,7 @@ const graphConfigSchema = z.strictObject({
   structuredOutput: z.boolean("must be true or false").optional(),
   threads: z.boolean("must be true or false").optional(),
   background: z.strictObject({ retry: z.boolean("must be true or false").optional() }).optional(),
+  events: z.strictObject({ tools: toolEventsSchema.optional() }).optional(),
 });
 
 /** Validates one configuration; throws the zod error for the caller to word. */
@@ -145,6 +174,7 @@ export function parseGraphConfig(input: unknown): GraphConfig {
     structuredOutput: parsed.structuredOutput ?? false,
     threads: parsed.threads ?? false,
     background: Object.freeze({ retry: parsed.background?.retry ?? false }),
+    events: Object.freeze(parsed.events?.tools === undefined ? {} : { tools: parsed.events.tools }),
   });
 }
 

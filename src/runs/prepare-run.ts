@@ -1,5 +1,6 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { GraphConfigurationError, UnsupportedParameterError } from "../errors/catalogue.js";
+import type { ToolEventsSetting } from "../events/tool-events.js";
 import { GraphFeature } from "../registry/features.js";
 import type { GraphConfig } from "../registry/graph-config.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
@@ -66,6 +67,8 @@ export interface RunRequestContext {
    * thread completed (a worker took it over), when there is one.
    */
   durable?: { threadId: string; resume: boolean };
+  /** The profile's default for automatic tool statuses when the model sets none (the `chat-ui` profile: on). */
+  toolEventsByDefault?: boolean;
 }
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
@@ -83,6 +86,8 @@ export interface PreparedRun {
   usage: UsageCollector;
   /** Client events go on the wire: CLIENT_EVENTS feature, `v1` opt-in, and a stream. */
   clientEvents: boolean;
+  /** Automatic tool statuses to send, when client events go on the wire and the model (or the profile) wants them. */
+  toolEvents?: ToolEventsSetting;
   log?: RunLogger;
   /** The interrupt side of the run, for `INTERRUPTS` graphs. */
   interrupt?: InterruptRun;
@@ -219,6 +224,7 @@ export async function prepareRun(
     config.features.has(GraphFeature.CLIENT_EVENTS) &&
     request.metadata.graph_stream_events === STREAM_EVENTS_VERSION &&
     request.stream === true;
+  const toolEvents = config.events.tools ?? context.toolEventsByDefault ?? false;
   return {
     model: request.model,
     config,
@@ -228,6 +234,7 @@ export async function prepareRun(
     runConfig,
     usage,
     clientEvents,
+    ...(clientEvents && toolEvents !== false ? { toolEvents } : {}),
     log: context.log,
     interrupt,
     thread,

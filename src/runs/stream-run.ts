@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { GraphConfigurationError } from "../errors/catalogue.js";
+import { ToolStatusEvents } from "../events/tool-events.js";
 import { readCustomPart } from "../events/validate-event.js";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
 import type { ClientEventWire, Usage } from "../wire/response.js";
@@ -53,10 +54,11 @@ function isStreamedAssistantText(run: PreparedRun, namespace: readonly string[],
  * events only when they go on the wire: LangGraph's `messages` mode puts a callback on every
  * runnable of the graph, which a complete response does not need to pay for.
  */
-function streamModes(run: PreparedRun): ("messages" | "custom" | "values")[] {
-  const modes: ("messages" | "custom" | "values")[] = ["values"];
+function streamModes(run: PreparedRun): ("messages" | "custom" | "values" | "tools")[] {
+  const modes: ("messages" | "custom" | "values" | "tools")[] = ["values"];
   if (run.request.stream === true || run.interrupt !== undefined) modes.push("messages");
   if (run.clientEvents) modes.push("custom");
+  if (run.toolEvents !== undefined) modes.push("tools");
   return modes;
 }
 
@@ -71,6 +73,7 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
   let streamedReasoning = "";
   let state: unknown;
   let loggedInvalidEvent = false;
+  const toolStatuses = run.toolEvents === undefined ? undefined : new ToolStatusEvents(run.toolEvents);
   // A graph whose parts arrive without waiting on I/O (a long scripted reply, a big state)
   // must not hold the event loop for the whole run.
   const turns = new EventLoopTurns();
@@ -100,8 +103,12 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
         loggedInvalidEvent = true;
         run.log?.warn({ model: run.model, reason: part.reason }, "dropped an invalid client event");
       }
+    } else if (mode === "tools" && toolStatuses !== undefined) {
+      const event = toolStatuses.fromPart(namespace, data);
+      if (event !== undefined) yield { kind: "event", event };
     }
   }
+  for (const event of toolStatuses?.closeOpen() ?? []) yield { kind: "event", event };
   yield { kind: "end", state, streamedText, streamedReasoning };
 }
 

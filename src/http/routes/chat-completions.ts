@@ -104,7 +104,7 @@ async function chatUiCompletion(request: FastifyRequest, reply: FastifyReply, op
         });
         return reply;
       },
-      { resumeOf: parsed.resumeOf, thread: sessionThread(body) },
+      { resumeOf: parsed.resumeOf, thread: sessionThread(body), toolEventsByDefault: true },
     );
   } catch (error) {
     const problem = readableProblem(error);

@@ -33,6 +33,8 @@ declare module "fastify" {
     chatServeCaller: Caller | undefined;
     /** When the request arrived (`performance.now()`), for its duration and time to first token. */
     chatServeStarted: number;
+    /** The error code the request failed with (an error answer, or a stream's error frame), for its log line. */
+    chatServeFailure: string | undefined;
   }
 }
 
@@ -129,6 +131,7 @@ export function sendServeError(reply: FastifyReply, serveError: ServeError): Fas
   if (serveError.retryAfterSeconds !== undefined) reply.header("retry-after", String(serveError.retryAfterSeconds));
   if (serveError instanceof MethodNotAllowedError) reply.header("allow", serveError.allow.join(", "));
   if (serveError instanceof InvalidApiKeyError) reply.header("www-authenticate", 'Bearer realm="chat-serve"');
+  reply.request.chatServeFailure = serveError.code;
   return reply.status(serveError.status).send(errorBody(serveError));
 }
 
@@ -176,6 +179,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   const models = new Set(options.registry.getGraphNames());
   const apiOf = apiLabels(options.prefix);
   app.decorateRequest("chatServeStarted", 0);
+  app.decorateRequest("chatServeFailure", undefined);
   // A draining server takes no new runs; what runs already may finish.
   const runRoutes = new Set([`${options.prefix}/chat/completions`, `${options.prefix}/responses`]);
   app.addHook("onRequest", async (request, reply) => {
@@ -199,6 +203,9 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
           durationMs / 1000,
         );
         if (!logRequests) return;
+        // The status alone says 200 for a stream the client left, or one that ended in an error frame.
+        const errorCode = request.chatServeFailure;
+        const outcome = !reply.raw.writableFinished ? "aborted" : errorCode !== undefined ? "failed" : "completed";
         request.log.info(
           {
             method: request.method,
@@ -206,8 +213,10 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
             status,
             model: typeof model === "string" ? model : undefined,
             durationMs: Math.round(durationMs),
+            outcome,
+            ...(outcome === "failed" ? { errorCode } : {}),
           },
-          `${request.method} ${request.url} ${status}${typeof model === "string" ? ` ${model}` : ""} ${Math.round(durationMs)}ms`,
+          `${request.method} ${request.url} ${status}${typeof model === "string" ? ` ${model}` : ""} ${Math.round(durationMs)}ms ${outcome}${outcome === "failed" ? ` ${errorCode}` : ""}`,
         );
       });
     }

@@ -123,6 +123,7 @@ async function* watchedEvents(
 export function streamErrorBody(request: FastifyRequest, reply: FastifyReply, options: RunRouteOptions, run: PreparedRun, error: unknown) {
   logStreamFailure(request, reply, error);
   const failure = runFailure(run, error);
+  request.chatServeFailure = failure.code;
   options.metrics?.error(failure.code);
   return failure;
 }

@@ -58,6 +58,9 @@ function parseWorkers(value: string | undefined): number {
  */
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+/** The fields of a request's log line that its message spells out. */
+const REQUEST_LINE_FIELDS = "method,path,status,model,durationMs,outcome,errorCode";
+
 function loggerOptions(flag: string | undefined) {
   const level = flag ?? process.env.LOG_LEVEL ?? "info";
   if (!LOG_LEVELS.includes(level)) {
@@ -67,7 +70,11 @@ function loggerOptions(flag: string | undefined) {
   if (process.stdout.isTTY !== true || process.env.LOG_FORMAT === "json") return { level };
   return {
     level,
-    transport: { target: "pino-pretty", options: { translateTime: "HH:MM:ss", ignore: "pid,hostname" } },
+    // One line per request: its message already says what these fields hold; the rest follows on that line.
+    transport: {
+      target: "pino-pretty",
+      options: { translateTime: "HH:MM:ss", ignore: `pid,hostname,${REQUEST_LINE_FIELDS}`, singleLine: true },
+    },
   };
 }
 

@@ -15,7 +15,7 @@ test("in a terminal, each request is one readable log line with its outcome", { 
   child.stdout.on("data", (data: Buffer) => (output += data.toString()));
   try {
     let baseURL = "";
-    await eventually(() => {
+    await eventually(async () => {
       baseURL = /ready (http:\/\/\S+)/u.exec(output)?.[1] ?? "";
       assert.notEqual(baseURL, "", output);
     }, 30_000);
@@ -25,7 +25,7 @@ test("in a terminal, each request is one readable log line with its outcome", { 
       body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "hello" }], stream: true }),
     });
     await response.text();
-    await eventually(() => assert.match(output, /one-line/u, output), 10_000);
+    await eventually(async () => assert.match(output, /one-line/u, output), 10_000);
     const lines = output.split(/\r?\n/u);
     const index = lines.findIndex((line) => line.includes("POST /v1/chat/completions"));
     assert.match(lines[index] ?? "", /INFO.*POST \/v1\/chat\/completions 200 echo \d+ms completed .*"requestId":"one-line"/u, output);

@@ -50,7 +50,7 @@ after(() => server.close());
 /** The request line of one request, once the connection has closed. */
 async function requestLine(requestId: string): Promise<LogLine> {
   let found: LogLine | undefined;
-  await eventually(() => {
+  await eventually(async () => {
     found = lines.find((line) => line.requestId === requestId && line.outcome !== undefined);
     assert.ok(found, `a request line for ${requestId}`);
   }, 5_000);

@@ -4,6 +4,7 @@ import { CLUSTER_SCRAPE_REPLY, CLUSTER_SCRAPE_REQUEST, CLUSTER_WORKER_ENV } from
 import type { MetricsSettings } from "../../http/metrics.js";
 import { closeWhenAllDrained } from "../cluster-drain.js";
 import { serveMetricsPort } from "../metrics-port.js";
+import { whenParentExits } from "../signals.js";
 
 /**
  * True once every worker's process has exited. A worker stays in `cluster.workers` until its
@@ -74,5 +75,7 @@ export async function runPrimary(options: {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  // Started by npm, whose `sh -c` does not pass its SIGTERM on: npm exiting stops the workers too.
+  whenParentExits(() => stop("SIGTERM"));
   for (let index = 0; index < options.workers; index += 1) fork();
 }

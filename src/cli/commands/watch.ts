@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import chalk from "chalk";
 import { CONFIG_FILE_NAMES } from "../../config/load-config.js";
+import { whenParentExits } from "../signals.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/chat-serve.js", import.meta.url));
 const WATCHED = /\.(?:[cm]?ts|[cm]?js|json)$/u;
@@ -119,6 +120,8 @@ export async function watchCommand(startArgs: string[], configPath: string | und
   });
   process.on("SIGINT", () => void shutdown());
   process.on("SIGTERM", () => void shutdown());
+  // Started by npm (`npm run dev`), whose `sh -c` does not pass its SIGTERM on.
+  whenParentExits(() => void shutdown());
   process.stdout.write(`${chalk.dim(`watching ${dir} for changes`)}\n`);
   launch();
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { ServerShuttingDownError } from "../errors/catalogue.js";
 import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
-import { TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
+import { assertTracingInstalled, TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { Authenticator, type AuthSettings } from "./auth.js";
@@ -180,6 +180,7 @@ export class ChatServe {
     const prefix = options.prefix === undefined ? (env.prefix ?? "/v1") : normalizePrefix(options.prefix);
     const tracingSettings = this.#options.tracing === false ? undefined : (this.#options.tracing ?? tracingSettingsFromEnv(env));
     if (tracingSettings !== undefined) {
+      await assertTracingInstalled();
       const tracing = new TracingCallback(tracingSettings);
       this.#tracing = tracing;
       this.app.addHook("onClose", () => tracing.shutdown());

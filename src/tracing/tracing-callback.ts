@@ -1,4 +1,46 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { ConfigError } from "../errors/catalogue.js";
+
+/**
+ * The packages tracing needs: optional peers, installed by whoever turns tracing on (49 MB of
+ * OpenTelemetry that a server without tracing does not carry).
+ */
+const TRACING_PACKAGES = [
+  "@langfuse/langchain",
+  "@langfuse/otel",
+  "@langfuse/tracing",
+  "@opentelemetry/api",
+  "@opentelemetry/context-async-hooks",
+  "@opentelemetry/core",
+  "@opentelemetry/exporter-trace-otlp-http",
+  "@opentelemetry/sdk-trace-base",
+] as const;
+
+/** Whether an import failed because the package itself is not installed (not one of its own imports). */
+function isMissing(error: unknown, name: string): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && typeof message === "string" && message.includes(`'${name}'`);
+}
+
+/**
+ * Loads tracing's packages, so a server with tracing on but without them stops at start with
+ * one line naming what to install, rather than failing its first traced run.
+ */
+export async function assertTracingInstalled(): Promise<void> {
+  const missing: string[] = [];
+  for (const name of TRACING_PACKAGES) {
+    try {
+      await import(name);
+    } catch (error) {
+      if (!isMissing(error, name)) throw error;
+      missing.push(name);
+    }
+  }
+  if (missing.length === 0) return;
+  throw new ConfigError(
+    `SVC_ENABLE_TRACING is true but tracing's packages are not installed (${missing.join(", ")}); install them with: npm install ${TRACING_PACKAGES.join(" ")}`,
+  );
+}
 
 /** The tracing backend's own settings (deployment secrets, never request values). */
 export interface TracingSettings {

@@ -61,6 +61,20 @@ describe("chat-serve init", () => {
       JSON.parse(models.stdout).map((row: { id: string }) => row.id),
       ["assistant"],
     );
+
+    // Tracing's OpenTelemetry packages are optional peers: not installed, and named when tracing is turned on.
+    assert.equal(existsSync(path.join(project, "node_modules/@opentelemetry/sdk-trace-base")), false);
+    assert.equal(existsSync(path.join(project, "node_modules/@langfuse")), false);
+    const traced = await run(process.execPath, [path.join(project, "node_modules/chat-serve/bin/chat-serve.js"), "start", "--port", "0"], {
+      cwd: project,
+      env: { ...env, NO_COLOR: "1", SVC_ENABLE_TRACING: "true", TRACING_PUBLIC_KEY: "pk", TRACING_SECRET_KEY: "sk" },
+    }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    assert.equal((traced as { code?: number }).code, 1);
+    assert.match(
+      traced.stderr.trim(),
+      /^error SVC_ENABLE_TRACING is true but tracing's packages are not installed \(.*@opentelemetry\/sdk-trace-base\); install them with: npm install @langfuse\/langchain .*$/u,
+    );
+    assert.equal(traced.stdout, "", "refused before loading the config");
   });
 
   test("from an installed tarball: the project keeps a copy of it, installs with no registry entry for chat-serve, and serves", {

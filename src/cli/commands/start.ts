@@ -12,6 +12,7 @@ import { GraphFeature } from "../../registry/features.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
 import { StoreSweeper } from "../../server/store-sweeper.js";
+import { assertTracingInstalled } from "../../tracing/tracing-callback.js";
 import { parseDuration } from "../../util/duration.js";
 import { type BackgroundSetup, backgroundSetup, describeBackground } from "../background-setup.js";
 import { workerDrained } from "../cluster-drain.js";
@@ -157,8 +158,8 @@ function backendReason(error: unknown): string {
  */
 export async function startCommand(options: StartOptions): Promise<void> {
   const env = readEnvSettings();
-  // Refuse a tracing setup without its keys before loading anything else.
-  tracingSettingsFromEnv(env);
+  // Refuse a tracing setup without its keys or its packages before loading anything else.
+  if (tracingSettingsFromEnv(env) !== undefined) await assertTracingInstalled();
   const workers = parseWorkers(options.workers);
   const logger = loggerOptions(options.logLevel);
   const isWorker = cluster.isWorker;

@@ -178,13 +178,14 @@ export class GraphRegistry {
     const entry = this.#entries.get(name);
     if (entry === undefined) return Promise.reject(this.#notFound(name));
     if (entry.compiled === undefined) {
-      entry.compiled = resolveGraphSource(name, entry.config.graph).then((graph) => {
+      entry.compiled = resolveGraphSource(name, entry.config.graph).then((resolved) => {
+        let graph = resolved;
         checkContextSchema({ model: name, ...entry.config }, graph);
         checkStreamableNodes(name, entry.config.streamableNodeNames, graph);
         const ownCheckpointer = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
         if (entry.config.features.has(GraphFeature.INTERRUPTS) || entry.config.threads) {
           this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();
-          prepareInterruptGraph(name, graph, this.#fallbackCheckpointer, entry.config.threads ? "threads" : "INTERRUPTS");
+          graph = prepareInterruptGraph(name, graph, this.#fallbackCheckpointer, entry.config.threads ? "threads" : "INTERRUPTS");
         }
         entry.stateful = ownCheckpointer || entry.config.threads;
         if (entry.stateful) this.#stateful.add(graph);

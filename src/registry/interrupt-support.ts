@@ -5,16 +5,18 @@ import type { ServableGraph } from "./servable-graph.js";
 const REQUIRED_CHECKPOINTER_METHODS = ["getTuple", "list", "put", "putWrites", "deleteThread"] as const;
 
 /**
- * Makes an interrupt graph able to pause and resume: it gets the configured checkpointer
- * when it has none of its own, and is refused when its checkpointer lacks a method the
- * service needs.
+ * Makes an interrupt graph able to pause and resume, and returns the graph to serve: a copy
+ * with the configured checkpointer when it has none of its own (the graph itself is left as it
+ * is, so another model serving the same export is not made stateful by this one), and refuses
+ * a checkpointer that lacks a method the service needs.
  */
 export function prepareInterruptGraph(
   model: string,
-  graph: ServableGraph,
+  original: ServableGraph,
   fallbackCheckpointer: unknown,
   reason: "INTERRUPTS" | "threads" = "INTERRUPTS",
-): void {
+): ServableGraph {
+  let graph = original;
   const has = reason === "threads" ? "threads: true" : "INTERRUPTS";
   if (typeof graph.getState !== "function") {
     throw new GraphConfigurationError(`model '${model}' has ${has} but its graph has no getState(); serve a compiled LangGraph graph`);
@@ -23,6 +25,8 @@ export function prepareInterruptGraph(
     if (fallbackCheckpointer === undefined) {
       throw new GraphConfigurationError(`model '${model}' has ${has} but no checkpointer; compile its graph with one`);
     }
+    const withConfig = (original as { withConfig?: (config: object) => ServableGraph }).withConfig;
+    graph = typeof withConfig === "function" ? withConfig.call(original, {}) : original;
     graph.checkpointer = fallbackCheckpointer;
   }
   const saver = graph.checkpointer as Record<string, unknown>;
@@ -31,4 +35,5 @@ export function prepareInterruptGraph(
     const needs = reason === "threads" ? "threads need" : "interrupt runs need";
     throw new GraphConfigurationError(`the checkpointer of model '${model}' lacks ${missing.join(", ")}, which ${needs}`);
   }
+  return graph;
 }

@@ -147,4 +147,16 @@ describe("GraphRegistry", () => {
     await flaky.resolveGraph("flaky");
     assert.equal(attempts, 2);
   });
+
+  test("two models serving one graph: `threads: true` on one makes only that one stateful", async () => {
+    const shared = echoGraph();
+    const registry = new GraphRegistry({
+      remembers: { graph: shared, description: "x", threads: true },
+      forgets: { graph: shared, description: "x" },
+    });
+    assert.equal(await registry.isStateful("remembers"), true);
+    assert.equal(await registry.isStateful("forgets"), false);
+    assert.equal(shared.checkpointer, undefined, "the graph itself is left without a checkpointer");
+    assert.notEqual((await registry.resolveGraph("remembers")).checkpointer, undefined);
+  });
 });

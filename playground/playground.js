@@ -13,6 +13,10 @@ const elements = {
   model: $("model"),
   description: $("model-description"),
   features: $("model-features"),
+  diagram: $("graph-diagram"),
+  drawing: $("graph-drawing"),
+  diagramHint: $("graph-hint"),
+  diagramSource: $("graph-source"),
   settings: $("settings"),
   settingsFields: $("settings-fields"),
   settingsReset: $("settings-reset"),
@@ -36,6 +40,8 @@ const state = {
   inFlight: undefined,
   /** The conversation's session: a stateful model keeps it on a thread. New with each new chat. */
   session: newSessionId(),
+  /** Tool calls (an interrupt's question among them) waiting for their answers: the composer waits too. */
+  awaitingAnswer: false,
 };
 
 /** A random session id (getRandomValues works on plain http too, where randomUUID does not). */
@@ -113,11 +119,61 @@ async function selectModel(id) {
   elements.description.textContent = extension.description ?? "";
   elements.features.replaceChildren(...(extension.features ?? []).map((feature) => node("li", "badge", feature)));
   renderSettingsForm(extension.client_settings);
+  void showDiagram(id);
   const url = new URL(location.href);
   url.searchParams.set("model", id);
   history.replaceState(null, "", url);
   resetConversation();
   elements.send.disabled = false;
+}
+
+// ---- the graph's diagram ------------------------------------------------------------------
+
+let diagrams = 0;
+/** Mermaid, loaded once from this server (the optional `mermaid` package), never from a CDN. */
+let mermaidLoaded;
+
+function loadMermaid(src) {
+  mermaidLoaded ??= new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = () => {
+      window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
+      resolve(window.mermaid);
+    };
+    script.onerror = () => reject(new Error("the diagram renderer did not load"));
+    document.head.append(script);
+  });
+  return mermaidLoaded;
+}
+
+/** LangGraph's Mermaid drawing of the model's graph, rendered here when the renderer is installed. */
+async function showDiagram(id) {
+  elements.diagram.hidden = true;
+  elements.drawing.replaceChildren();
+  elements.diagramHint.hidden = true;
+  const response = await call(`/playground/graph/${encodeURIComponent(id)}`);
+  if (!response.ok || state.model?.id !== id) return;
+  const { mermaid: source, renderer } = await response.json();
+  if (typeof source !== "string") return;
+  elements.diagramSource.textContent = source;
+  elements.diagram.hidden = false;
+  if (typeof renderer !== "string") {
+    elements.diagramHint.textContent =
+      "Install the optional mermaid package next to chat-serve (npm install mermaid) to see it drawn here.";
+    elements.diagramHint.hidden = false;
+    return;
+  }
+  try {
+    const mermaid = await loadMermaid(renderer);
+    diagrams += 1;
+    const { svg } = await mermaid.render(`graph-diagram-${diagrams}`, source);
+    // Mermaid's own output, sanitised by it (securityLevel "strict"), for the model still shown.
+    if (state.model?.id === id) elements.drawing.innerHTML = svg;
+  } catch (error) {
+    elements.diagramHint.textContent = `The diagram could not be drawn: ${error instanceof Error ? error.message : String(error)}`;
+    elements.diagramHint.hidden = false;
+  }
 }
 
 /** One form control per top-level property of the settings schema. */
@@ -210,6 +266,7 @@ function parseOr(text, fallback) {
 
 function resetConversation() {
   state.inFlight?.abort();
+  setAwaitingAnswer(false);
   state.messages = [];
   state.session = newSessionId();
   elements.transcript.replaceChildren();
@@ -326,6 +383,13 @@ class AssistantTurn {
     this.footer.textContent = `usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ${usage.total_tokens} tokens`;
   }
 
+  /** The person pressed Stop: said plainly, not as an error. */
+  showStopped() {
+    this.item.append(node("div", "stopped", "stopped"));
+    this.item.classList.add("was-stopped");
+    scrollToEnd();
+  }
+
   showError(error) {
     const box = node("div", "error");
     box.append(node("strong", "", error.code ? `${error.code}: ` : "error: "), error.message ?? String(error));
@@ -338,7 +402,8 @@ class AssistantTurn {
   finish(reason) {
     this.item.classList.remove("pending");
     if (reason) this.item.dataset.finishReason = reason;
-    if (this.text === "" && this.toolCalls.length === 0 && !this.item.classList.contains("failed")) this.content.textContent = "(no text)";
+    const ended = this.item.classList.contains("failed") || this.item.classList.contains("was-stopped");
+    if (this.text === "" && this.toolCalls.length === 0 && !ended) this.content.textContent = "(no text)";
   }
 }
 
@@ -383,7 +448,7 @@ async function* serverSentData(response) {
 }
 
 /** Sends the conversation and shows the answer; returns once it is complete or failed. */
-async function send() {
+async function sendTurn() {
   const turn = new AssistantTurn(state.model.id);
   const stream = elements.stream.checked;
   const controller = new AbortController();
@@ -437,9 +502,8 @@ async function send() {
     if (turn.toolCalls.length > 0) showToolCalls(turn);
     return true;
   } catch (error) {
-    turn.showError(
-      controller.signal.aborted ? { message: "stopped" } : { message: error instanceof Error ? error.message : String(error) },
-    );
+    if (controller.signal.aborted) turn.showStopped();
+    else turn.showError({ message: error instanceof Error ? error.message : String(error) });
     return false;
   } finally {
     turn.finish(finishReason);
@@ -448,18 +512,54 @@ async function send() {
   }
 }
 
+/** What an interrupt asks: its question as text and its options, from the usual payload shapes. */
+function readQuestion(payload) {
+  if (typeof payload === "string") return { question: payload, options: [] };
+  const object = typeof payload === "object" && payload !== null ? payload : {};
+  const question = [object.question, object.message, object.prompt, object.text].find((value) => typeof value === "string");
+  const options = (Array.isArray(object.options) ? object.options : Array.isArray(object.choices) ? object.choices : [])
+    .map((option) =>
+      typeof option === "object" && option !== null
+        ? { label: String(option.label ?? option.value ?? JSON.stringify(option)), value: option.value ?? option.label ?? option }
+        : { label: String(option), value: option },
+    )
+    .slice(0, 12);
+  return { question, options };
+}
+
 /**
- * Tool calls wait for an answer: an interrupt shows its payload, another tool its arguments,
- * and the answers go back as tool messages, which resumes the run.
+ * Tool calls wait for an answer: an interrupt shows its question and its options as buttons
+ * (a free answer beside them), another tool its arguments. The answers go back as tool
+ * messages, which resumes the run; until then the composer waits, and the card then says what
+ * was answered.
  */
 function showToolCalls(turn) {
   const answers = [];
   for (const call of turn.toolCalls) {
-    const card = node("div", call.function.name === INTERRUPT_TOOL ? "tool-call interrupt" : "tool-call");
+    const interrupt = call.function.name === INTERRUPT_TOOL;
+    const card = node("div", interrupt ? "tool-call interrupt" : "tool-call");
     const args = parseOr(call.function.arguments, call.function.arguments);
-    if (call.function.name === INTERRUPT_TOOL) {
-      card.append(node("div", "call-title", "The graph is waiting for your answer"));
-      card.append(node("pre", "payload", JSON.stringify(args?.payload ?? args, null, 2)));
+    const entry = { call, card, value: undefined, answer: undefined, buttons: [] };
+    if (interrupt) {
+      const payload = args?.payload ?? args;
+      const { question, options } = readQuestion(payload);
+      card.append(node("div", "call-title", "The graph asks"));
+      if (question !== undefined) card.append(node("p", "question", question));
+      else card.append(node("pre", "payload", JSON.stringify(payload, null, 2)));
+      if (options.length > 0) {
+        const row = node("div", "options");
+        for (const option of options) {
+          const button = node("button", "option", option.label);
+          button.type = "button";
+          button.addEventListener("click", () => {
+            entry.value = option.value;
+            void submit();
+          });
+          row.append(button);
+          entry.buttons.push(button);
+        }
+        card.append(row);
+      }
     } else {
       card.append(node("div", "call-title", `Tool call: ${call.function.name}`));
       card.append(node("pre", "payload", typeof args === "string" ? args : JSON.stringify(args, null, 2)));
@@ -467,40 +567,68 @@ function showToolCalls(turn) {
     const answer = document.createElement("textarea");
     answer.className = "answer";
     answer.rows = 2;
-    answer.placeholder =
-      call.function.name === INTERRUPT_TOOL
-        ? "Your answer: text, or JSON for a structured resume value"
-        : `The result of ${call.function.name}`;
+    answer.placeholder = interrupt
+      ? entry.buttons.length > 0
+        ? "Or write another answer (text, or JSON for a structured value)"
+        : "Your answer: text, or JSON for a structured value"
+      : `The result of ${call.function.name}`;
     card.append(answer);
+    entry.answer = answer;
     turn.calls.append(card);
-    answers.push({ call, answer });
+    answers.push(entry);
   }
-  const submit = node("button", "answer-send", answers.length === 1 ? "Send answer" : "Send answers");
-  submit.type = "button";
-  submit.addEventListener("click", async () => {
+  const send = node("button", "answer-send", answers.length === 1 ? "Send answer" : "Send answers");
+  send.type = "button";
+  const controls = () => answers.flatMap((entry) => [entry.answer, ...entry.buttons]).concat(send);
+
+  async function submit() {
     const pending = state.messages.length;
-    for (const { call, answer } of answers) {
-      const text = answer.value;
-      const content = call.function.name === INTERRUPT_TOOL ? JSON.stringify({ resume: parseOr(text, text) }) : text;
-      state.messages.push({ role: "tool", tool_call_id: call.id, content });
+    const given = answers.map((entry) => {
+      const text = entry.answer.value;
+      const interrupt = entry.call.function.name === INTERRUPT_TOOL;
+      const value = entry.value !== undefined ? entry.value : interrupt ? parseOr(text, text) : text;
+      return { entry, value, content: interrupt ? JSON.stringify({ resume: value }) : String(value) };
+    });
+    for (const { entry, content } of given) state.messages.push({ role: "tool", tool_call_id: entry.call.id, content });
+    for (const control of controls()) control.disabled = true;
+    setAwaitingAnswer(false);
+    if (await sendTurn()) {
+      // Answered: the card keeps the question and shows the answer in place of the controls.
+      for (const { entry, value } of given) {
+        entry.card.classList.add("answered");
+        for (const control of [entry.answer, ...entry.buttons]) control.remove();
+        entry.buttons[0]?.parentElement?.remove();
+        entry.card.append(node("p", "given-answer", `Answered: ${typeof value === "string" ? value : JSON.stringify(value)}`));
+      }
+      send.remove();
+      return;
     }
-    submit.disabled = true;
-    for (const { answer } of answers) answer.disabled = true;
-    const sent = await send();
-    if (!sent) {
-      // Let the person try again with another answer.
-      state.messages.length = pending;
-      submit.disabled = false;
-      for (const { answer } of answers) answer.disabled = false;
-    }
-  });
-  turn.calls.append(submit);
-  answers[0]?.answer.focus();
+    // Not sent (stopped, or refused): the question is still open; let the person try again.
+    state.messages.length = pending;
+    for (const { entry } of given) entry.value = undefined;
+    for (const control of controls()) control.disabled = false;
+    setAwaitingAnswer(true);
+  }
+
+  send.addEventListener("click", () => void submit());
+  turn.calls.append(send);
+  setAwaitingAnswer(true);
+  (answers[0]?.buttons[0] ?? answers[0]?.answer)?.focus();
   scrollToEnd();
 }
 
+/** While tool calls wait for their answers, the composer waits too: a new message would leave them unanswered. */
+function setAwaitingAnswer(waiting) {
+  state.awaitingAnswer = waiting;
+  elements.prompt.disabled = waiting;
+  elements.prompt.placeholder = waiting
+    ? "Answer the question above first (or start a new conversation)"
+    : "Write a message; Enter sends, Shift+Enter adds a line";
+  setBusy(state.inFlight !== undefined);
+}
+
 function setBusy(busy) {
-  elements.send.disabled = busy || state.model === undefined;
+  elements.send.disabled = busy || state.model === undefined || state.awaitingAnswer;
   elements.stop.hidden = !busy;
   elements.model.disabled = busy;
 }
@@ -510,12 +638,12 @@ function setBusy(busy) {
 elements.composer.addEventListener("submit", async (event) => {
   event.preventDefault();
   const text = elements.prompt.value.trim();
-  if (text === "" || state.inFlight !== undefined || state.model === undefined) return;
+  if (text === "" || state.inFlight !== undefined || state.model === undefined || state.awaitingAnswer) return;
   elements.prompt.value = "";
   const item = addUserTurn(text);
   state.messages.push({ role: "user", content: text });
   const before = state.messages.length - 1;
-  if (!(await send())) {
+  if (!(await sendTurn())) {
     // A failed or stopped request leaves the conversation as it was before it.
     state.messages.length = before;
     item.classList.add("unsent");

@@ -76,6 +76,7 @@ export function buildProgram(): Command {
     .description("validate the config and print the model table without serving")
     .option("-c, --config <file>", "config file (default: chat-serve.config.ts in this folder)")
     .option("--json", "print JSON instead of a table")
+    .option("--mermaid <model>", "print the model's graph as LangGraph's Mermaid drawing instead")
     .action(async (options) => (await import("./commands/models.js")).modelsCommand(options));
 
   program

@@ -1,8 +1,13 @@
+import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { graphMermaid } from "../registry/graph-diagram.js";
+import type { GraphRegistry } from "../registry/graph-registry.js";
 import { escapeHtml } from "../util/escape-html.js";
+import { assertVisible } from "./routes/models.js";
 
 /** The playground's files, shipped in the package: no build step, no CDN. */
 const PLAYGROUND_DIR = fileURLToPath(new URL("../../playground/", import.meta.url));
@@ -14,7 +19,8 @@ const PLAYGROUND_DIR = fileURLToPath(new URL("../../playground/", import.meta.ur
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  // Mermaid's diagrams carry their styles inline (a <style> in the SVG); scripts stay 'self' only.
+  "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "connect-src 'self'",
   "base-uri 'none'",
@@ -26,7 +32,19 @@ const CONTENT_SECURITY_POLICY = [
  * `{prefix}/playground` (with or without a trailing slash): a page to pick a model, fill its
  * client settings and chat with it, served with its assets under `{prefix}/playground/assets/`.
  */
-export async function registerPlayground(app: FastifyInstance, options: { prefix: string; docs: boolean }): Promise<void> {
+/** Mermaid's self-contained bundle, when the optional `mermaid` package is installed. */
+function mermaidBundle(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("mermaid/dist/mermaid.min.js");
+  } catch {
+    return undefined;
+  }
+}
+
+export async function registerPlayground(
+  app: FastifyInstance,
+  options: { prefix: string; docs: boolean; registry: GraphRegistry },
+): Promise<void> {
   const prefix = escapeHtml(options.prefix);
   const page = (await readFile(`${PLAYGROUND_DIR}index.html`, "utf8"))
     .replaceAll("{{docs-link}}", options.docs ? `<a href="${prefix}/docs">API docs</a>` : "")
@@ -37,8 +55,23 @@ export async function registerPlayground(app: FastifyInstance, options: { prefix
       .header("content-security-policy", CONTENT_SECURITY_POLICY)
       .header("cache-control", "no-cache")
       .send(page);
+  const bundle = mermaidBundle();
   app.get("/playground", { schema: { hide: true } }, sendPage);
   app.get("/playground/", { schema: { hide: true } }, sendPage);
+  // A model's graph as LangGraph draws it, for the page's diagram: behind the key, as the models are.
+  app.get<{ Params: { model: string } }>("/playground/graph/:model", { schema: { hide: true } }, async (request) => {
+    const { model } = request.params;
+    assertVisible(options.registry, request.chatServeCaller, model);
+    options.registry.getGraph(model);
+    const mermaid = await graphMermaid(await options.registry.resolveGraph(model));
+    return { model, mermaid: mermaid ?? null, renderer: bundle === undefined ? null : `${options.prefix}/playground/mermaid.min.js` };
+  });
+  // The diagram's renderer, from the optional `mermaid` package: served here, never from a CDN.
+  if (bundle !== undefined) {
+    app.get("/playground/mermaid.min.js", { schema: { hide: true } }, async (_request, reply) =>
+      reply.type("text/javascript; charset=utf-8").header("cache-control", "public, max-age=3600").send(createReadStream(bundle)),
+    );
+  }
   // In its own context: the docs register @fastify/static too, and each keeps its own.
   await app.register(async (assets) => {
     await assets.register(fastifyStatic, {

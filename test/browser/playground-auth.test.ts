@@ -37,6 +37,10 @@ describe("the playground on a server with API keys", { skip: chromium.skip }, ()
     await page.press("#prompt", "Enter");
     await page.locator(".turn.assistant:not(.pending) .content").waitFor();
     assert.equal(await page.locator(".turn.assistant .content").textContent(), "with a key");
+    // The graph's diagram is asked for with the key, as the models are; without one it is refused.
+    await page.locator("#graph-drawing svg").waitFor();
+    assert.equal((await fetch(`${server.baseURL}/playground/graph/echo`)).status, 401);
+    assert.equal((await fetch(`${server.baseURL}/playground/mermaid.min.js`)).status, 200, "the renderer is a public asset");
     await screenshot(page, "playground-api-key");
     await page.close();
   });

@@ -165,24 +165,79 @@ describe("the playground in a real browser", { skip: chromium.skip }, () => {
     assert.deepEqual(problems.errors, []);
   });
 
-  test("approval: the interrupt is shown as its payload, and a typed answer resumes the run", async () => {
+  test("approval: the question as text, its options as buttons, the composer waiting until one is clicked, the card then answered", async () => {
     await pick("approval");
     assert.equal(await page.locator("#no-settings").isVisible(), true);
     await say("ship the release");
-    const card = lastAnswer().locator(".tool-call.interrupt");
-    assert.deepEqual(JSON.parse((await card.locator(".payload").textContent()) ?? ""), {
-      question: "May I go ahead with: ship the release?",
-      options: ["approve", "reject"],
-    });
+    // This turn's card, still found once the answer is the last turn.
+    const card = page
+      .locator(".turn.assistant")
+      .nth((await page.locator(".turn.assistant").count()) - 1)
+      .locator(".tool-call.interrupt");
+    assert.equal(await card.locator(".question").textContent(), "May I go ahead with: ship the release?");
+    assert.deepEqual(await card.locator("button.option").allTextContents(), ["approve", "reject"]);
+    assert.equal(await card.locator("textarea.answer").isVisible(), true, "a free answer beside the options");
     assert.equal(await lastAnswer().getAttribute("data-finish-reason"), "tool_calls");
-    await card.locator("textarea").fill("approve");
+    // While the question is open, a message typed in the composer would start a new run and leave it pending.
+    assert.equal(await page.locator("#prompt").isDisabled(), true);
+    assert.equal(await page.locator("#send").isDisabled(), true);
     await screenshot(page, "playground-approval-interrupt");
     const answered = await page.locator(".turn.assistant").count();
-    await lastAnswer().locator(".answer-send").click();
+    await card.locator("button.option", { hasText: "approve" }).click();
     await page.locator(".turn.assistant").nth(answered).and(page.locator(":not(.pending)")).waitFor();
     assert.equal(await lastAnswer().locator(".content").textContent(), "Approved: going ahead with ship the release.");
     assert.equal(await lastAnswer().getAttribute("data-finish-reason"), "stop");
+    // The card keeps its question and says what was answered; the composer is live again.
+    assert.equal(await card.getAttribute("class"), "tool-call interrupt answered");
+    assert.equal(await card.locator(".given-answer").textContent(), "Answered: approve");
+    assert.equal(await card.locator("button").count(), 0);
+    assert.equal(await page.locator("#prompt").isDisabled(), false);
     await screenshot(page, "playground-approval-resumed");
+    assert.deepEqual(problems, { requests: [], errors: [] });
+  });
+
+  test("approval: a free answer typed beside the options resumes the run with it", async () => {
+    await page.click("#new-chat");
+    await say("delete the database");
+    const turn = page.locator(".turn.assistant").nth((await page.locator(".turn.assistant").count()) - 1);
+    const card = turn.locator(".tool-call.interrupt");
+    await card.locator("textarea.answer").fill("not today");
+    const answered = await page.locator(".turn.assistant").count();
+    await turn.locator(".answer-send").click();
+    await page.locator(".turn.assistant").nth(answered).and(page.locator(":not(.pending)")).waitFor();
+    assert.equal(
+      await lastAnswer().locator(".content").textContent(),
+      'Not approved (you said "not today"): I will not do delete the database.',
+    );
+    assert.equal(await card.locator(".given-answer").textContent(), "Answered: not today");
+    assert.deepEqual(problems, { requests: [], errors: [] });
+  });
+
+  test("the selected model's graph is drawn under its description (LangGraph's Mermaid drawing, served here)", async () => {
+    await pick("research");
+    const drawing = page.locator("#graph-drawing svg");
+    await drawing.waitFor();
+    const labels = await drawing.locator(".nodeLabel").allTextContents();
+    for (const node of ["search", "answer"]) assert.ok(labels.includes(node), `${node} in ${labels}`);
+    assert.match((await page.locator("#graph-source").textContent()) ?? "", /search --> answer/u);
+    await screenshot(page, "playground-graph-diagram");
+    assert.deepEqual(problems, { requests: [], errors: [] });
+  });
+
+  test("Stop ends a run as stopped, not as an error", async () => {
+    await pick("research");
+    await page.fill("#settings-fields [name=depth]", "5");
+    const answered = await page.locator(".turn.assistant").count();
+    await page.fill("#prompt", "a long question");
+    await page.press("#prompt", "Enter");
+    const turn = page.locator(".turn.assistant").nth(answered);
+    await turn.locator(".statuses li").first().waitFor();
+    await page.click("#stop");
+    await turn.and(page.locator(":not(.pending)")).waitFor();
+    assert.equal(await turn.locator(".stopped").textContent(), "stopped");
+    assert.equal(await turn.locator(".error").count(), 0);
+    assert.equal(((await turn.getAttribute("class")) ?? "").includes("failed"), false);
+    await screenshot(page, "playground-stopped");
     assert.deepEqual(problems, { requests: [], errors: [] });
   });
 

@@ -92,6 +92,20 @@ describe("chat-serve models", () => {
     );
     assert.deepEqual(rows[0].streamableNodeNames, ["respond"]);
   });
+
+  test("--mermaid prints one model's graph as LangGraph draws it; an unknown model gets a did-you-mean", async () => {
+    const diagram = await runCli(["models", "--mermaid", "research"]);
+    assert.equal(diagram.code, 0, diagram.stderr);
+    assert.match(diagram.stdout, /^%%\{init:.*\n(graph|flowchart) TD;\n/u);
+    for (const edge of ["__start__ --> search;", "search --> answer;", "answer --> __end__;"])
+      assert.ok(diagram.stdout.includes(`\t${edge}\n`), edge);
+    const unknown = await runCli(["models", "--mermaid", "reserch"]);
+    assert.equal(unknown.code, 1);
+    assert.match(
+      unknown.stderr,
+      /^error model 'reserch' is not in chat-serve\.config\.ts; did you mean 'research'\?; its models are: echo,/u,
+    );
+  });
 });
 
 describe("config mistakes", () => {

@@ -46,6 +46,20 @@ describe("the playground, when on", () => {
     }
   });
 
+  test("a model's graph, for the diagram: LangGraph's Mermaid drawing and the renderer served here; an unknown model is a 404", async () => {
+    const graph = await app.inject({ method: "GET", url: "/api/v1/playground/graph/echo" });
+    assert.equal(graph.statusCode, 200);
+    assert.equal(graph.json().model, "echo");
+    assert.match(graph.json().mermaid, /__start__ --> respond;/u);
+    assert.equal(graph.json().renderer, "/api/v1/playground/mermaid.min.js");
+    const renderer = await app.inject({ method: "GET", url: "/api/v1/playground/mermaid.min.js" });
+    assert.equal(renderer.statusCode, 200);
+    assert.match(renderer.headers["content-type"] as string, /javascript/u);
+    const unknown = await app.inject({ method: "GET", url: "/api/v1/playground/graph/nope" });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.json().error.code, "model_not_found");
+  });
+
   test("GET / points to the playground: a page for a browser, JSON for a client", async () => {
     const json = await app.inject({ method: "GET", url: "/" });
     assert.equal(json.json().playground, "/api/v1/playground");

@@ -107,7 +107,9 @@ function parseJsonBody(text: string): unknown {
  */
 function publicRoutes(prefix: string): (route: string | undefined) => boolean {
   const exact = new Set(
-    ["/health", "/ready", "/playground", "/playground/", "/playground/assets/*", "/playground/mermaid.min.js", "/openapi.json"].map((path) => prefix + path),
+    ["/health", "/ready", "/playground", "/playground/", "/playground/assets/*", "/playground/mermaid.min.js", "/openapi.json"].map(
+      (path) => prefix + path,
+    ),
   );
   const pages = [`${prefix}/docs`, `${prefix}/redoc`];
   return (route) => route !== undefined && (exact.has(route) || pages.some((page) => route === page || route.startsWith(`${page}/`)));
@@ -269,7 +271,12 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
       options.registry.getGraphNames(),
       options.authenticator !== undefined,
     );
-  if (options.playground) await (await import("./playground.js")).registerPlayground(app, { prefix: options.prefix, docs: options.docs, registry: options.registry });
+  if (options.playground)
+    await (await import("./playground.js")).registerPlayground(app, {
+      prefix: options.prefix,
+      docs: options.docs,
+      registry: options.registry,
+    });
   const created = Math.floor(Date.now() / 1000);
   registerModelRoutes(app, options.registry, created);
   registerChatRoute(app, options);

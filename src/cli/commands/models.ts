@@ -26,7 +26,8 @@ export async function modelsCommand(options: ModelsOptions): Promise<void> {
       );
     }
     const diagram = await graphMermaid(await registry.resolveGraph(options.mermaid));
-    if (diagram === undefined) throw new UserError(`the graph of model '${options.mermaid}' cannot draw itself (it has no getGraphAsync())`);
+    if (diagram === undefined)
+      throw new UserError(`the graph of model '${options.mermaid}' cannot draw itself (it has no getGraphAsync())`);
     process.stdout.write(diagram.endsWith("\n") ? diagram : `${diagram}\n`);
     return;
   }

@@ -63,7 +63,7 @@ export function backgroundSetup(
 
 /** The banner's words for it. */
 export function describeBackground(setup: BackgroundSetup): string {
-  if (setup.kind === "unavailable") return "not available: needs a Redis coordinator and a Postgres store (see the README)";
+  if (setup.kind === "unavailable") return "not available: needs a Redis coordinator and a Postgres store (see docs/background-runs.md)";
   if (setup.kind === "in-process") {
     return `runs in this process, ${setup.concurrency} at a time; those queued or running at a restart end failed`;
   }

@@ -1,20 +1,22 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { REPO_ROOT, type RunningServer, startCli } from "../helpers/cli.js";
 
-// The README's marked examples, run as they are written against `chat-serve start` with the
-// repository's demo config: only the base URL is changed to the test server's.
-const README = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+// The docs' marked examples (the README and docs/*.md), run as they are written against
+// `chat-serve start` with the repository's demo config: only the base URL is changed to the
+// test server's.
+const PAGES = ["README.md", ...readdirSync(path.join(REPO_ROOT, "docs")).map((name) => `docs/${name}`)];
+const DOCS = PAGES.map((page) => readFileSync(path.join(REPO_ROOT, page), "utf8")).join("\n");
 
 function example(name: string): string {
   const marker = `<!-- readme-test: ${name} -->`;
-  const start = README.indexOf(marker);
-  assert.ok(start >= 0, `the README has the example '${name}'`);
-  const match = /```ts\n([\s\S]*?)```/u.exec(README.slice(start));
+  const start = DOCS.indexOf(marker);
+  assert.ok(start >= 0, `the docs have the example '${name}'`);
+  const match = /```ts\n([\s\S]*?)```/u.exec(DOCS.slice(start));
   assert.ok(match?.[1], `a ts block follows the marker '${name}'`);
   return match[1];
 }
@@ -43,6 +45,13 @@ async function runExample(name: string): Promise<string> {
     rmSync(file, { force: true });
   }
 }
+
+test("README: the quick start's chat completions, complete and streamed, with the openai SDK", async () => {
+  const output = await runExample("quick-start");
+  assert.match(output, /^hello there \{/mu, "the complete answer and its usage");
+  assert.match(output, /total_tokens/u);
+  assert.match(output, /\nhello there$/u, "the streamed answer");
+});
 
 test("README: the Responses API with the openai SDK", async () => {
   const output = await runExample("responses-openai");

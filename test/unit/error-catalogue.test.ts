@@ -16,10 +16,10 @@ function catalogueCodes(): Set<string> {
   return codes;
 }
 
-/** The codes of the README's error table (section "Errors"), from its `code` column. */
+/** The codes of the docs' error table (docs/http-api.md, section "Errors"), from its `code` column. */
 function readmeCodes(): Set<string> {
-  const readme = read("../../README.md");
-  const section = readme.slice(readme.indexOf("### Errors"), readme.indexOf("\n## ", readme.indexOf("### Errors")));
+  const readme = read("../../docs/http-api.md");
+  const section = readme.slice(readme.indexOf("## Errors"), readme.indexOf("\n## ", readme.indexOf("## Errors") + 1));
   const rows = section.split("\n").filter((line) => line.startsWith("|") && !line.startsWith("|---"));
   const header = rows[0]!.split("|").map((cell) => cell.trim());
   const column = header.indexOf("code");
@@ -27,6 +27,6 @@ function readmeCodes(): Set<string> {
   return new Set(rows.slice(1).map((row) => /`([a-z_]+)`/u.exec(row.split("|")[column] ?? "")?.[1] ?? `(no code in: ${row})`));
 }
 
-test("the README's error table and the error catalogue name the same codes", () => {
+test("the docs' error table and the error catalogue name the same codes", () => {
   assert.deepEqual([...readmeCodes()].sort(), [...catalogueCodes()].sort());
 });

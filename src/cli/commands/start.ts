@@ -132,7 +132,7 @@ function banner(options: {
   const lines = rows.map(([label, value]) => `  ${chalk.dim(label)}${" ".repeat(width - label.length)}${value}`);
   if (!isLoopback(options.host) && !options.auth) {
     lines.push(
-      `${chalk.yellow("warning")} no API keys: anyone who can reach ${options.host} can run the models (set auth in the config; see the README's "API keys and tenants")`,
+      `${chalk.yellow("warning")} no API keys: anyone who can reach ${options.host} can run the models (set auth in the config; see "API keys and tenants" in docs/production.md)`,
     );
   }
   return `${lines.join("\n")}\n`;

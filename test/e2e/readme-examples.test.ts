@@ -53,6 +53,17 @@ test("README: the quick start's chat completions, complete and streamed, with th
   assert.match(output, /\nhello there$/u, "the streamed answer");
 });
 
+test("docs/interrupts.md: a paused run answered with a graph_interrupt tool message", async () => {
+  const output = await runExample("interrupts-openai");
+  assert.match(output, /^tool_calls \{.*"question":"May I go ahead with: ship the release\?".*\}$/mu);
+  assert.match(output, /^Approved: going ahead with ship the release\.$/mu);
+});
+
+test("docs/client-settings.md: settings sent in metadata reach the graph", async () => {
+  const output = await runExample("client-settings");
+  assert.match(output, /^I looked at 4 sources about Why is the sky blue and explain it simply enough for a child\.$/mu);
+});
+
 test("README: the Responses API with the openai SDK", async () => {
   const output = await runExample("responses-openai");
   assert.match(output, /^hello there \{/mu, "the answer and its usage");

@@ -62,7 +62,6 @@ export async function registerPlayground(
   app.get<{ Params: { model: string } }>("/playground/graph/:model", { schema: { hide: true } }, async (request) => {
     const { model } = request.params;
     assertVisible(options.registry, request.chatServeCaller, model);
-    options.registry.getGraph(model);
     const mermaid = await graphMermaid(await options.registry.resolveGraph(model));
     return { model, mermaid: mermaid ?? null, renderer: bundle === undefined ? null : `${options.prefix}/playground/mermaid.min.js` };
   });

@@ -16,7 +16,7 @@ import { prepareInterruptGraph } from "./interrupt-support.js";
 import { modelIdProblem } from "./model-id.js";
 import { resolveGraphSource } from "./resolve-graph.js";
 import type { ServableGraph } from "./servable-graph.js";
-import { nodeNamesOf } from "./servable-graph.js";
+import { nodeNamesOf, withCheckpointer } from "./servable-graph.js";
 
 /** Defaults for the graphs of a registry. */
 export interface GraphRegistryOptions {
@@ -222,10 +222,9 @@ export class GraphRegistry {
     if (this.#checkpointer === undefined) return undefined;
     const cached = this.#checkpointed.get(name);
     if (cached?.original === graph) return cached.copy;
-    const withConfig = (graph as { withConfig?: (config: object) => ServableGraph }).withConfig;
-    if (typeof withConfig !== "function" || typeof graph.getState !== "function") return undefined;
-    const copy = withConfig.call(graph, {});
-    copy.checkpointer = this.#checkpointer;
+    if (typeof graph.getState !== "function") return undefined;
+    const copy = withCheckpointer(graph, this.#checkpointer);
+    if (copy === undefined) return undefined;
     this.#checkpointed.set(name, { original: graph, copy });
     return copy;
   }

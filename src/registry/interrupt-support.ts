@@ -1,5 +1,5 @@
 import { GraphConfigurationError } from "../errors/catalogue.js";
-import type { ServableGraph } from "./servable-graph.js";
+import { type ServableGraph, withCheckpointer } from "./servable-graph.js";
 
 /** The async checkpointer methods the interrupt flow uses. */
 const REQUIRED_CHECKPOINTER_METHODS = ["getTuple", "list", "put", "putWrites", "deleteThread"] as const;
@@ -25,8 +25,7 @@ export function prepareInterruptGraph(
     if (fallbackCheckpointer === undefined) {
       throw new GraphConfigurationError(`model '${model}' has ${has} but no checkpointer; compile its graph with one`);
     }
-    const withConfig = (original as { withConfig?: (config: object) => ServableGraph }).withConfig;
-    graph = typeof withConfig === "function" ? withConfig.call(original, {}) : original;
+    graph = withCheckpointer(original, fallbackCheckpointer) ?? original;
     graph.checkpointer = fallbackCheckpointer;
   }
   const saver = graph.checkpointer as Record<string, unknown>;

@@ -47,3 +47,15 @@ export function isGraphBuilder(value: unknown): value is { compile(options?: obj
     typeof value === "object" && value !== null && typeof (value as { compile?: unknown }).compile === "function" && !isServableGraph(value)
   );
 }
+
+/**
+ * A copy of a compiled graph that checkpoints with `checkpointer`, the graph itself left as it
+ * is (another model may serve it); undefined for a graph that cannot be copied.
+ */
+export function withCheckpointer(graph: ServableGraph, checkpointer: unknown): ServableGraph | undefined {
+  const { withConfig } = graph as { withConfig?: (config: object) => ServableGraph };
+  if (typeof withConfig !== "function") return undefined;
+  const copy = withConfig.call(graph, {});
+  copy.checkpointer = checkpointer;
+  return copy;
+}

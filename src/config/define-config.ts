@@ -95,6 +95,7 @@ export const configSchema = z.strictObject({
       prefix: z.string().default("/v1"),
       docs: z.boolean().default(false),
       playground: z.boolean().optional(),
+      mcp: z.union([z.boolean(), z.strictObject({ sessions: z.boolean().optional() })]).optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
       requestTimeoutMs: z.int().min(1_000).default(60_000),
@@ -235,6 +236,13 @@ export interface ChatServeConfig {
      * listens on a loopback host (127.0.0.1, localhost, ::1), off otherwise.
      */
     playground?: boolean;
+    /**
+     * Serve every model as an MCP tool at `{prefix}/mcp`. Default: on where the playground is
+     * (a loopback host). `{ sessions: false }` keeps no MCP sessions, for several hosts behind
+     * a load balancer that does not route by `Mcp-Session-Id` (no elicitation then);
+     * `start --workers` keeps none either.
+     */
+    mcp?: boolean | { sessions?: boolean };
     bodyLimit?: number;
     /** How long a client may take to send its request headers. Default 20 s. */
     headersTimeoutMs?: number;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import { mcpToolNames } from "../dialects/mcp/tool-names.js";
 import { ServerShuttingDownError } from "../errors/catalogue.js";
 import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
@@ -14,12 +15,20 @@ import { WebhookSender, type WebhookTarget } from "./background/webhooks.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "./env.js";
 import { createHostApp, type HttpTimeouts, registerRootPointers, registerScrapeRoute } from "./host-app.js";
 import { type LimitSettings, RunLimits } from "./limits.js";
+import type { McpSettings } from "./mcp/mcp-route.js";
 import type { MetricsSettings, ServerMetrics } from "./metrics.js";
 import { chatServePlugin } from "./plugin.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { registerReadiness } from "./routes/health.js";
 import type { CheckpointScope } from "./run-request.js";
 import { RunTracker } from "./run-tracker.js";
+
+/** The MCP endpoint a bind asks for, with each model's tool name (two models on one name are refused here). */
+function mcpOf(setting: BindOptions["mcp"], models: readonly string[]) {
+  if (setting === undefined || setting === false) return undefined;
+  const given = setting === true ? {} : setting;
+  return { settings: { sessions: true, loopbackOnly: false, ...given }, tools: mcpToolNames(models) };
+}
 
 /** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
 function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
@@ -108,6 +117,9 @@ export interface SharedBackground {
   leaseWaitMs?: number;
 }
 
+/** The MCP endpoint's settings (see `BindOptions.mcp`). */
+export type McpBindSettings = Partial<McpSettings>;
+
 export interface BindOptions {
   /** URL prefix, default `SVC_CHAT_API_PREFIX` or `/v1`. */
   prefix?: string;
@@ -115,6 +127,12 @@ export interface BindOptions {
   docs?: boolean;
   /** Serve the playground page at `{prefix}/playground`; default false. */
   playground?: boolean;
+  /**
+   * Serve every model as an MCP tool at `{prefix}/mcp` (Streamable HTTP); default false.
+   * `sessions: false` keeps no sessions (several processes behind one address; no
+   * elicitation); `loopbackOnly` refuses Host headers that are not localhost.
+   */
+  mcp?: boolean | McpBindSettings;
   /**
    * The same models for chat UIs (Open WebUI and the like) under a second prefix, in the
    * `chat-ui` profile. `answerTasks` (default true) answers the UI's own title and tag
@@ -187,6 +205,7 @@ export class ChatServe {
     }
     const docs = options.docs ?? env.docsEnabled ?? false;
     const playground = options.playground ?? false;
+    const mcp = mcpOf(options.mcp, this.registry.getGraphNames());
     const metricsSettings = this.#options.metrics;
     const settings = this.#options.background ?? {};
     const shared = "shared" in settings ? settings.shared : undefined;
@@ -217,7 +236,7 @@ export class ChatServe {
       this.app.get("/health", async () => ({ status: "ok" }));
       registerReadiness(this.app, "/ready", readinessChecks, backendTimeoutMs, () => this.#draining);
     }
-    if (this.#ownsApp) registerRootPointers(this.app, { prefix, docs, playground });
+    if (this.#ownsApp) registerRootPointers(this.app, { prefix, docs, playground, mcp: mcp !== undefined });
     const webhooks =
       this.#options.webhooks === undefined || this.#options.webhooks.length === 0
         ? undefined
@@ -257,6 +276,7 @@ export class ChatServe {
       requestLog: this.#options.requestLog ?? true,
       docs,
       playground,
+      mcp,
       authenticator: this.#authenticator,
       limits: this.#limits,
       metrics: this.#metrics,
@@ -281,6 +301,7 @@ export class ChatServe {
         prefix: uiPrefix,
         docs: false,
         playground: false,
+        mcp: undefined,
         profile: "chat-ui",
         answerTasks: chatUi.answerTasks ?? true,
         onInstance: () => {},

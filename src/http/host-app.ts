@@ -21,15 +21,21 @@ const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
  * (a page for a browser, JSON for anything else), and a request for an API path without the
  * prefix (a base URL missing `/v1`) is told the right URL.
  */
-export function registerRootPointers(app: FastifyInstance, options: { prefix: string; docs: boolean; playground: boolean }): void {
+export function registerRootPointers(
+  app: FastifyInstance,
+  options: { prefix: string; docs: boolean; playground: boolean; mcp?: boolean },
+): void {
   const { prefix } = options;
   const links = {
     api: prefix || "/",
     models: `${prefix}/models`,
     ...(options.playground ? { playground: `${prefix}/playground` } : {}),
     ...(options.docs ? { docs: `${prefix}/docs` } : {}),
+    ...(options.mcp === true ? { mcp: `${prefix}/mcp` } : {}),
   };
-  const where = options.playground ? ` Try the models in a browser at ${links.playground}.` : "";
+  const where = `${options.playground ? ` Try the models in a browser at ${links.playground}.` : ""}${
+    options.mcp === true ? ` MCP clients connect to ${links.mcp}.` : ""
+  }`;
   const message = `chat-serve is running. The OpenAI-compatible API is under ${links.api}: list the models with GET ${links.models}.${where}`;
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chat-serve</title></head>
@@ -37,7 +43,7 @@ export function registerRootPointers(app: FastifyInstance, options: { prefix: st
 <h1>chat-serve is running</h1>
 <ul>
 ${options.playground ? `<li><a href="${escapeHtml(links.playground!)}">Playground</a>: chat with the models in this browser</li>\n` : ""}<li>OpenAI-compatible API: base URL <code>${escapeHtml(links.api)}</code> (<a href="${escapeHtml(links.models)}">the models</a>)</li>
-${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` : ""}</ul>
+${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` : ""}${options.mcp === true ? `<li>MCP server (Streamable HTTP): <code>${escapeHtml(links.mcp!)}</code></li>\n` : ""}</ul>
 </body></html>`;
   app.get("/", async (request, reply) => {
     // A browser asks for HTML first; clients and curl get JSON.

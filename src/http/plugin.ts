@@ -15,6 +15,7 @@ import type { Authenticator, Caller } from "./auth.js";
 import type { BackgroundRuns } from "./background/background-runs.js";
 import { errorBody, toServeError } from "./error-mapper.js";
 import type { RunLimits } from "./limits.js";
+import type { McpSettings } from "./mcp/mcp-route.js";
 import type { ApiLabel, ServerMetrics } from "./metrics.js";
 import { resolveRequestId } from "./request-id.js";
 import { type ClientProfile, registerChatRoute } from "./routes/chat-completions.js";
@@ -71,6 +72,8 @@ export interface ChatServePluginOptions {
   authenticator?: Authenticator;
   /** Serve the playground page at `{prefix}/playground`. */
   playground: boolean;
+  /** Serve the models as MCP tools at `{prefix}/mcp`, with each model's tool name. */
+  mcp?: { settings: McpSettings; tools: ReadonlyMap<string, string> };
   readinessChecks: readonly ReadinessCheck[];
   /** One log line per request at info (method, path, status, model, duration, request ID). */
   requestLog: boolean;
@@ -120,6 +123,7 @@ function apiLabels(prefix: string): (route: string | undefined) => ApiLabel {
   const labels = new Map<string, ApiLabel>([
     [`${prefix}/chat/completions`, "chat.completions"],
     [`${prefix}/responses`, "responses"],
+    [`${prefix}/mcp`, "mcp"],
     [`${prefix}/models`, "models"],
     [`${prefix}/models/*`, "models"],
     [`${prefix}/health`, "health"],
@@ -283,6 +287,11 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   registerResponsesRoute(app, options);
   registerConversationRoutes(app, options);
   registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs, options.isDraining);
+  if (options.mcp !== undefined) {
+    const { registerMcpRoute } = await import("./mcp/mcp-route.js");
+    await registerMcpRoute(app, { ...options, mcp: options.mcp.settings, tools: options.mcp.tools });
+    refuseOtherMethods(app, "/mcp", ["GET", "POST", "DELETE"]);
+  }
   refuseOtherMethods(app, "/models", ["GET"]);
   refuseOtherMethods(app, "/models/*", ["GET"]);
   refuseOtherMethods(app, "/chat/completions", ["POST"]);

@@ -50,6 +50,8 @@ export interface RunExtras {
   thread?: ThreadRequest;
   /** Automatic tool statuses for models that set none (the `chat-ui` profile turns them on). */
   toolEventsByDefault?: boolean;
+  /** Stops the run when it aborts, as a client that disconnects does (an MCP client's cancellation). */
+  signal?: AbortSignal;
 }
 
 /** What every route that runs a graph shares. */
@@ -80,7 +82,8 @@ function runFailure(run: PreparedRun, error: unknown): ServeError {
 
 /** The `api` label of a run route. */
 function apiOf(request: FastifyRequest): ApiLabel {
-  return request.routeOptions.url?.endsWith("/responses") === true ? "responses" : "chat.completions";
+  const route = request.routeOptions.url ?? "";
+  return route.endsWith("/responses") ? "responses" : route.endsWith("/mcp") ? "mcp" : "chat.completions";
 }
 
 /**
@@ -156,6 +159,9 @@ export async function runForRequest<T>(
     if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
   };
   reply.raw.on("close", onClose);
+  const onCancel = () => controller.abort(new Error("the client cancelled the request"));
+  extras.signal?.addEventListener("abort", onCancel, { once: true });
+  if (extras.signal?.aborted === true) onCancel();
   const caller = request.chatServeCaller;
   let run: PreparedRun | undefined;
   let admission: Admission | undefined;
@@ -186,6 +192,7 @@ export async function runForRequest<T>(
     throw error;
   } finally {
     reply.raw.off("close", onClose);
+    extras.signal?.removeEventListener("abort", onCancel);
     await run?.release();
     await admission?.();
     if (run !== undefined) options.metrics?.tokens({ model: run.model, api: apiOf(request) }, run.usage.usage());

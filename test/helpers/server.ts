@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { type BindOptions, ChatServe, type ChatServeOptions } from "../../src/http/chat-serve.js";
 import type { GraphConfigInput } from "../../src/registry/graph-config.js";
-import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { GraphRegistry, type GraphRegistryOptions } from "../../src/registry/graph-registry.js";
 
 export interface TestServer {
   serve: ChatServe;
@@ -16,10 +16,11 @@ export interface TestServer {
 export async function startTestServer(
   graphs: Record<string, GraphConfigInput>,
   options: Omit<ChatServeOptions, "graphs"> & BindOptions = {},
+  registryOptions?: GraphRegistryOptions,
 ): Promise<TestServer> {
-  const { prefix = "/v1", docs, playground, profiles, ...rest } = options;
-  const serve = new ChatServe({ graphs: new GraphRegistry(graphs), ...rest });
-  const app = await serve.bind({ prefix, docs, playground, profiles });
+  const { prefix = "/v1", docs, playground, profiles, mcp, ...rest } = options;
+  const serve = new ChatServe({ graphs: new GraphRegistry(graphs, registryOptions), ...rest });
+  const app = await serve.bind({ prefix, docs, playground, profiles, mcp });
   const origin = await app.listen({ host: "127.0.0.1", port: 0 });
   return { serve, app, origin, baseURL: `${origin}${prefix}`, close: () => app.close() };
 }

@@ -1,4 +1,5 @@
 import { INTERRUPT_TOOL_NAME, type InterruptArguments } from "../../runs/interrupts/interrupt-codec.js";
+import { questionText } from "../../runs/interrupts/interrupt-question.js";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import type { ChatCompletionChunk } from "../../wire/response.js";
@@ -6,16 +7,7 @@ import { resumeMarker } from "./marker.js";
 
 /** What a person reads for one interrupt: its `question` or `message`, or the payload as JSON. */
 function questionOf(payload: unknown): string {
-  if (typeof payload === "string") return payload;
-  if (typeof payload === "object" && payload !== null) {
-    const { question, message, options } = payload as { question?: unknown; message?: unknown; options?: unknown };
-    const text = typeof question === "string" ? question : typeof message === "string" ? message : undefined;
-    if (text !== undefined) {
-      const choices = Array.isArray(options) && options.every((option) => typeof option === "string") ? ` (${options.join(" / ")})` : "";
-      return `${text}${choices}`;
-    }
-  }
-  return `\`\`\`json\n${JSON.stringify(payload, null, 2)}\n\`\`\``;
+  return questionText(payload, (value) => `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``);
 }
 
 /**

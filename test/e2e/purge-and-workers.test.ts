@@ -8,6 +8,7 @@ import { RedisRunCoordinator } from "../../src/coordination/redis-run-coordinato
 import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
 import { runCli, startCli } from "../helpers/cli.js";
 import { distributedProject } from "../helpers/distributed-project.js";
+import { connectMcp, resultText } from "../helpers/mcp.js";
 import { freePort } from "../helpers/private-redis.js";
 import { answerBatch } from "../helpers/resume.js";
 import {
@@ -193,6 +194,46 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
         });
         assert.equal(done.choices[0]?.message.content, "done");
       }
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nchat-serve's output:\n${server.output()}`, { cause: error });
+    }
+    assert.equal(await server.stop("SIGTERM"), 0);
+  });
+
+  test("MCP keeps no sessions on workers: calls land on any worker, a paused run is answered with the resume tool", async () => {
+    const { dir, env } = project();
+    const server = await startCli(["--workers", "2"], { cwd: dir, env });
+    cleanups.push(() => void server.stop("SIGKILL"));
+    const url = `${server.baseURL}/mcp`;
+    try {
+      const initialize = await fetch(url, {
+        method: "POST",
+        headers: { accept: "application/json, text/event-stream", "content-type": "application/json", connection: "close" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } },
+        }),
+      });
+      assert.equal(initialize.status, 200);
+      assert.equal(initialize.headers.get("mcp-session-id"), null, "no session: its answer could land on another worker");
+      // New connections each time, so both workers take requests.
+      const { client, asked, close } = await connectMcp(url, {
+        elicit: () => ({ action: "accept", content: { answer: "yes" } }),
+        headers: { connection: "close" },
+      });
+      for (let round = 0; round < 3; round += 1) {
+        const paused = await client.callTool({ name: "counter", arguments: { message: "go" } });
+        const interrupt = (paused.structuredContent as { interrupt: { run_id: string; state_token: string } }).interrupt;
+        const done = await client.callTool({
+          name: "resume",
+          arguments: { tool: "counter", run_id: interrupt.run_id, state_token: interrupt.state_token, answer: "yes" },
+        });
+        assert.equal(resultText(done), "done");
+      }
+      assert.equal(asked.length, 0, "no elicitation without a session");
+      await close();
     } catch (error) {
       throw new Error(`${(error as Error).message}\nchat-serve's output:\n${server.output()}`, { cause: error });
     }

@@ -45,12 +45,12 @@ const STRINGS = [
 const ROLES = ["user", "assistant", "system", "developer", "tool", "function", "", "USER", ...PROTOTYPE_KEYS];
 const MODELS = ["echo", "research", "counter", "missing", "", ...PROTOTYPE_KEYS];
 
-function randomString(random: Random): string {
+export function randomString(random: Random): string {
   if (random.chance(0.7)) return random.pick(STRINGS);
   return Array.from({ length: random.int(20) }, () => String.fromCharCode(random.int(0x1_0000))).join("");
 }
 
-function randomValue(random: Random, depth = 0): unknown {
+export function randomValue(random: Random, depth = 0): unknown {
   const kind = random.int(depth > 3 ? 6 : 9);
   switch (kind) {
     case 0:

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
@@ -132,6 +133,29 @@ describe("MCP: bad input is answered as the protocol says, never a 500", () => {
     assert.equal(refused.status, 403);
     assert.match(JSON.parse(refused.text).error.message, /http:\/\/evil\.example may not call this MCP server/u);
     assert.ok(await initialize(url, { origin: "http://localhost:6274" }));
+  });
+
+  test("on a loopback server, a request for another host name is refused (DNS rebinding)", async () => {
+    const local = await startTestServer(graphs(), { logger: false, mcp: { loopbackOnly: true } }, backends());
+    const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // fetch will not send a Host header of our choosing; node:http will.
+      const request = httpRequest(
+        `${local.baseURL}/mcp`,
+        { method: "POST", headers: { ...ACCEPT, host: "attacker.example:8000" } },
+        (response) => {
+          let body = "";
+          response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        },
+      );
+      request.on("error", reject);
+      request.end(JSON.stringify(INITIALIZE));
+    });
+    const allowed = await initialize(`${local.baseURL}/mcp`);
+    await local.close();
+    assert.equal(rebound.status, 403);
+    assert.match(JSON.parse(rebound.body).error.message, /answers only requests for localhost, not for attacker\.example:8000/u);
+    assert.ok(allowed, "127.0.0.1 is a loopback host");
   });
 
   test("a draining server refuses new calls with 503 and Retry-After", async () => {

@@ -7,6 +7,7 @@ import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { fuzzCase, generator, responsesFuzzCase, storedObjectsFuzzCase } from "../helpers/fuzz-bodies.js";
+import { mcpFuzzCase } from "../helpers/fuzz-mcp.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { parseSse } from "../helpers/server.js";
 
@@ -26,7 +27,7 @@ before(async () => {
     },
     { runCoordinator: new InMemoryRunCoordinator() },
   );
-  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind();
+  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({ mcp: true });
   await app.ready();
 });
 after(() => app.close());
@@ -141,4 +142,61 @@ test(`${RESPONSES_COUNT} fuzzed requests to the stored responses and the Convers
   }
   assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
   assert.ok((statuses.get(400) ?? 0) + (statuses.get(404) ?? 0) > RESPONSES_COUNT / 5, `statuses: ${JSON.stringify([...statuses])}`);
+});
+
+/** A JSON-RPC message as the MCP route sends one: a result or an error, or a notification or request of its own. */
+function assertJsonRpc(value: unknown, where: string): void {
+  const message = value as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown }; result?: unknown; method?: unknown };
+  assert.equal(message.jsonrpc, "2.0", where);
+  if (message.error !== undefined) {
+    assert.ok(Number.isInteger(message.error.code) && typeof message.error.message === "string", `a JSON-RPC error\n${where}`);
+  } else {
+    assert.ok(message.result !== undefined || typeof message.method === "string", `a result or a message\n${where}`);
+  }
+}
+
+test(`${RESPONSES_COUNT} fuzzed bodies to the MCP route: no 5xx, every answer JSON-RPC (seed ${SEED})`, { timeout: 600_000 }, async () => {
+  const random = generator(SEED + 3);
+  const accept = "application/json, text/event-stream";
+  const initialize = await app.inject({
+    method: "POST",
+    url: "/v1/mcp",
+    headers: { "content-type": "application/json", accept },
+    payload: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } },
+    }),
+  });
+  const session = String(initialize.headers["mcp-session-id"]);
+  const statuses = new Map<number, number>();
+  let ran = 0;
+  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
+    const { payload, contentType } = mcpFuzzCase(random);
+    const headers: Record<string, string> = { accept };
+    if (contentType !== undefined) headers["content-type"] = contentType;
+    if (random.chance(0.85)) headers["mcp-session-id"] = random.chance(0.95) ? session : "no-such-session";
+    if (random.chance(0.1)) headers["mcp-protocol-version"] = random.pick(["2025-11-25", "2025-06-18", "1999-01-01", ""]);
+    const response = await app.inject({ method: "POST", url: "/v1/mcp", headers, payload });
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); body: ${payload.slice(0, 300)}`;
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
+    const type = String(response.headers["content-type"]);
+    if (type.startsWith("text/event-stream")) {
+      if (response.body.includes('"structuredContent"')) ran += 1;
+      for (const frame of response.body.split("\n\n").filter((part) => part.includes("data: "))) {
+        assertJsonRpc(JSON.parse(/^data: (.+)$/mu.exec(frame)![1]!), where);
+      }
+    } else if (response.body !== "") {
+      const body = JSON.parse(response.body);
+      // A body past the route's limit is refused by the server before it is read, in the OpenAI shape.
+      if (response.statusCode === 413) assertMatchesOpenAI("ErrorResponse", body);
+      else assertJsonRpc(body, where);
+    }
+  }
+  assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+  // The fuzzer reaches past validation: some calls run a tool to its result.
+  assert.ok(ran > RESPONSES_COUNT / 100, `${ran} tool results; statuses: ${JSON.stringify([...statuses])}`);
 });

@@ -100,3 +100,12 @@ test("README: background runs, polled, reattached and cancelled", async () => {
   assert.match(output, /^reattached: one two three four$/mu);
   assert.match(output, /^cancelled$/mu);
 });
+
+test("docs/mcp.md: the SDK's MCP client lists the tools, gets progress, and answers an elicitation", async () => {
+  const output = await runExample("mcp-sdk");
+  assert.match(output, /^echo, plain, research, approval, tools, think, memory, research-deep, resume$/mu);
+  assert.match(output, /^progress: Read source 2 \(2\/2\)$/mu);
+  assert.match(output, /I looked at 2 sources about Why do cats purr/u);
+  assert.match(output, /^asked: May I go ahead with: deploy\?$/mu);
+  assert.match(output, /Approved: going ahead with deploy\./u);
+});

@@ -118,7 +118,10 @@ describe("MCP: bad input is answered as the protocol says, never a 500", () => {
   test("GET opens the session's stream, DELETE ends the session", async () => {
     const session = (await initialize(url))!;
     const controller = new AbortController();
+    // The stream's headers leave at once, before any event (a client waits for them).
+    const timeout = setTimeout(() => controller.abort(new Error("the GET stream's headers did not arrive")), 5_000);
     const stream = await fetch(url, { headers: { accept: "text/event-stream", "mcp-session-id": session }, signal: controller.signal });
+    clearTimeout(timeout);
     assert.equal(stream.status, 200);
     assert.match(stream.headers.get("content-type") ?? "", /text\/event-stream/u);
     controller.abort();
@@ -235,6 +238,38 @@ describe("MCP: authentication and isolation", () => {
     });
     assert.equal(resultText(own), "Approved: going ahead with pay.");
     await Promise.all([acme.close(), globex.close()]);
+  });
+});
+
+describe("MCP: limits and unanswered questions", () => {
+  test("a rate limit reached is the tool's error, with the OpenAI message", async () => {
+    const server = await startTestServer(graphs(), { logger: false, mcp: true, limits: { requestsPerMinute: 1 } }, backends());
+    const { client, close } = await connectMcp(`${server.baseURL}/mcp`);
+    assert.equal(resultText(await client.callTool({ name: "echo", arguments: { message: "one" } })), "one");
+    const limited = await client.callTool({ name: "echo", arguments: { message: "two" } });
+    await close();
+    await server.close();
+    assert.equal(limited.isError, true);
+    assert.match(resultText(limited), /^Rate limit reached for requests: 1 per minute/u);
+    assert.equal((limited.structuredContent as { error: { code: string } }).error.code, "rate_limit_exceeded");
+  });
+
+  test("a question not answered in time leaves the run paused, returned for the resume tool", async () => {
+    const server = await startTestServer(graphs(), { logger: false, mcp: { elicitationTimeoutMs: 200 } }, backends());
+    const { client, asked, close } = await connectMcp(`${server.baseURL}/mcp`, {
+      elicit: () => new Promise((resolve) => setTimeout(() => resolve({ action: "accept", content: { answer: "approve" } }), 1_000)),
+    });
+    const paused = await client.callTool({ name: "approval", arguments: { message: "wait" } });
+    assert.equal(asked.length, 1);
+    const interrupt = (paused.structuredContent as { interrupt: { run_id: string; state_token: string } }).interrupt;
+    assert.equal((paused.structuredContent as { status: string }).status, "interrupted");
+    const resumed = await client.callTool({
+      name: "resume",
+      arguments: { tool: "approval", run_id: interrupt.run_id, state_token: interrupt.state_token, answer: "approve" },
+    });
+    await close();
+    await server.close();
+    assert.equal(resultText(resumed), "Approved: going ahead with wait.");
   });
 });
 

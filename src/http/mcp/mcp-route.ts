@@ -101,6 +101,16 @@ function webRequest(request: FastifyRequest): Request {
   return new Request(new URL(request.url, "http://localhost"), { method: request.method, headers });
 }
 
+/** An event stream that opens with a comment, so its headers leave at once rather than with its first event. */
+async function* opened(body: Readable): AsyncGenerator<Buffer | string> {
+  try {
+    yield ": stream open\n\n";
+    yield* body;
+  } finally {
+    body.destroy();
+  }
+}
+
 /** Sends the transport's answer through fastify: its status, headers and (streamed) body. */
 function sendResponse(reply: FastifyReply, response: Response): FastifyReply {
   reply.status(response.status);
@@ -108,7 +118,9 @@ function sendResponse(reply: FastifyReply, response: Response): FastifyReply {
     reply.header(name, value);
   });
   if (response.body === null) return reply.send();
-  return reply.send(Readable.fromWeb(response.body as WebReadableStream));
+  const body = Readable.fromWeb(response.body as WebReadableStream);
+  const events = response.headers.get("content-type")?.startsWith("text/event-stream") === true;
+  return reply.send(events ? Readable.from(opened(body), { objectMode: false }) : body);
 }
 
 /**

@@ -274,6 +274,22 @@ describe("MCP: limits and unanswered questions", () => {
 });
 
 describe("MCP: sessions, stateless mode and what is left", () => {
+  test("a client that leaves while its question waits ends the wait (no timer is left for it)", async () => {
+    const server = await startTestServer(graphs(), { logger: false, mcp: true }, backends());
+    // The server's timers (the MCP SDK's and chat-serve's), not those of the test's own client and fetch.
+    const timers = trackLiveResources(["Timeout"], { createdBy: /modelcontextprotocol\/sdk\/(dist|src)\/server|\/src\/http\// });
+    const { client, transport, asked } = await connectMcp(`${server.baseURL}/mcp`, { elicit: () => new Promise(() => {}) });
+    const call = client.callTool({ name: "approval", arguments: { message: "never answered" } }).catch(() => "gone");
+    await eventually(async () => assert.equal(asked.length, 1, "the question was asked"), 5_000);
+    await transport.close();
+    assert.equal(await call, "gone");
+    // The question's 10-minute wait (the SDK aborts it when its stream closes) and the session's stream end with the connection.
+    await eventually(async () => assert.equal(timers.count(), 0, `${timers.count()} timers left`), 5_000);
+    timers.stop();
+    assert.equal(await server.serve.registry.pendingRuns.count(), 1, "the run stays paused, to be answered with resume");
+    await server.close();
+  });
+
   test("without sessions: no session id, no elicitation (the resume tool answers), GET is 405", async () => {
     const server = await startTestServer(graphs(), { logger: false, mcp: { sessions: false } }, backends());
     const url = `${server.baseURL}/mcp`;

@@ -15,6 +15,8 @@ const FLOORS: Record<string, number> = {
   "dialects/chat-ui": 5.5,
   "dialects/chat": 5,
   "dialects/responses": 5,
+  // MCP tool schemas, results and elicitations: the run's output as MCP sees it.
+  "dialects/mcp": 5,
   runs: 4,
   registry: 3,
   coordination: 2,

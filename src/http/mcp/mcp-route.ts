@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Readable } from "node:stream";
+import { PassThrough, pipeline, Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -101,16 +101,6 @@ function webRequest(request: FastifyRequest): Request {
   return new Request(new URL(request.url, "http://localhost"), { method: request.method, headers });
 }
 
-/** An event stream that opens with a comment, so its headers leave at once rather than with its first event. */
-async function* opened(body: Readable): AsyncGenerator<Buffer | string> {
-  try {
-    yield ": stream open\n\n";
-    yield* body;
-  } finally {
-    body.destroy();
-  }
-}
-
 /** Sends the transport's answer through fastify: its status, headers and (streamed) body. */
 function sendResponse(reply: FastifyReply, response: Response): FastifyReply {
   reply.status(response.status);
@@ -119,8 +109,13 @@ function sendResponse(reply: FastifyReply, response: Response): FastifyReply {
   });
   if (response.body === null) return reply.send();
   const body = Readable.fromWeb(response.body as WebReadableStream);
-  const events = response.headers.get("content-type")?.startsWith("text/event-stream") === true;
-  return reply.send(events ? Readable.from(opened(body), { objectMode: false }) : body);
+  if (response.headers.get("content-type")?.startsWith("text/event-stream") !== true) return reply.send(body);
+  // An event stream opens with a comment, so its headers leave at once rather than with its
+  // first event. A client that leaves destroys the stream sent, and the pipeline the body.
+  const events = new PassThrough();
+  events.write(": stream open\n\n");
+  pipeline(body, events, () => {});
+  return reply.send(events);
 }
 
 /**

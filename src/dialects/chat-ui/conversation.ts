@@ -1,4 +1,4 @@
-import { INTERRUPT_TOOL_NAME, type InterruptArguments } from "../../runs/interrupts/interrupt-codec.js";
+import { decodeBatch } from "../../runs/interrupts/interrupt-codec.js";
 import { questionText } from "../../runs/interrupts/interrupt-question.js";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
@@ -15,9 +15,8 @@ function questionOf(payload: unknown): string {
  * the resumable marker, `finish_reason: "stop"`. Any other output is left as it is.
  */
 export function asConversation(output: AssistantOutput): AssistantOutput {
-  const calls = output.toolCalls;
-  if (calls.length === 0 || calls.some((call) => call.function.name !== INTERRUPT_TOOL_NAME)) return output;
-  const args = calls.map((call) => JSON.parse(call.function.arguments) as InterruptArguments);
+  const args = decodeBatch(output.toolCalls);
+  if (args === undefined) return output;
   const questions =
     args.length === 1
       ? questionOf(args[0]!.payload)

@@ -1,6 +1,6 @@
 import type { ServeError } from "../../errors/serve-error.js";
-import { INTERRUPT_TOOL_NAME, type InterruptArguments } from "../../runs/interrupts/interrupt-codec.js";
-import { readQuestion } from "../../runs/interrupts/interrupt-question.js";
+import type { InterruptArguments } from "../../runs/interrupts/interrupt-codec.js";
+import { questionText, readQuestion } from "../../runs/interrupts/interrupt-question.js";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { Usage } from "../../wire/response.js";
 import { RESUME_TOOL } from "./tool-names.js";
@@ -21,13 +21,6 @@ export interface ToolResult {
   content: Content[];
   structuredContent: Record<string, unknown>;
   isError?: boolean;
-}
-
-/** The interrupts of a paused run's output, when it paused. */
-export function pausedCalls(output: AssistantOutput): InterruptArguments[] | undefined {
-  const calls = output.toolCalls;
-  if (calls.length === 0 || calls.some((call) => call.function.name !== INTERRUPT_TOOL_NAME)) return undefined;
-  return calls.map((call) => JSON.parse(call.function.arguments) as InterruptArguments);
 }
 
 function usageOf(usage: Usage | undefined) {
@@ -92,11 +85,9 @@ export function interruptResult(
     const { question, options } = readQuestion(call.payload);
     return { question: question ?? JSON.stringify(call.payload), ...(options === undefined ? {} : { options }), payload: call.payload };
   });
-  const asked = questions
-    .map((question, index) => {
-      const line = question.options === undefined ? question.question : `${question.question} (${question.options.join(" / ")})`;
-      return questions.length === 1 ? line : `${index + 1}. ${line}`;
-    })
+  const asked = calls
+    .map((call) => questionText(call.payload, (payload) => JSON.stringify(payload)))
+    .map((line, index) => (calls.length === 1 ? line : `${index + 1}. ${line}`))
     .join("\n");
   const { run_id: runId, state_token: stateToken } = calls[0]!;
   const how = `To answer, call the ${RESUME_TOOL} tool with ${JSON.stringify({ tool, run_id: runId, state_token: stateToken, answer: "…" })}${

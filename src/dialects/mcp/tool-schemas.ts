@@ -129,26 +129,24 @@ export function modelTool(name: string, model: string, config: GraphConfig): Mcp
 }
 
 /** The tool that answers a paused run, for clients that cannot answer a question inside the call. */
-export function resumeTool(): McpTool {
-  return {
-    name: RESUME_TOOL,
-    title: "Answer a paused run",
-    description:
-      "Answers the question a tool asked when its run paused (status 'interrupted'), and lets the run go on. Give the interrupt's tool, run_id and state_token unchanged, and your answer.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        tool: text("The tool whose run paused (interrupt.tool)."),
-        run_id: text("interrupt.run_id, unchanged."),
-        state_token: text("interrupt.state_token, unchanged."),
-        answer: text("Your answer. For several questions, answer each on its own line, numbered like the questions."),
-      },
-      required: ["tool", "run_id", "state_token", "answer"],
-      additionalProperties: false,
+export const RESUME_TOOL_DEFINITION: McpTool = {
+  name: RESUME_TOOL,
+  title: "Answer a paused run",
+  description:
+    "Answers the question a tool asked when its run paused (status 'interrupted'), and lets the run go on. Give the interrupt's tool, run_id and state_token unchanged, and your answer.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      tool: text("The tool whose run paused (interrupt.tool)."),
+      run_id: text("interrupt.run_id, unchanged."),
+      state_token: text("interrupt.state_token, unchanged."),
+      answer: text("Your answer. For several questions, answer each on its own line, numbered like the questions."),
     },
-    outputSchema: OUTPUT_SCHEMA,
-  };
-}
+    required: ["tool", "run_id", "state_token", "answer"],
+    additionalProperties: false,
+  },
+  outputSchema: OUTPUT_SCHEMA,
+};
 
 function argumentsObject(args: unknown): Record<string, unknown> {
   if (args === undefined) return {};
@@ -191,9 +189,9 @@ export function readModelArguments(tool: McpTool, raw: unknown): ModelToolArgume
 }
 
 /** The `resume` tool's arguments, checked. */
-export function readResumeArguments(tool: McpTool, raw: unknown): ResumeToolArguments {
+export function readResumeArguments(raw: unknown): ResumeToolArguments {
   const args = argumentsObject(raw);
-  assertKnown(args, tool);
+  assertKnown(args, RESUME_TOOL_DEFINITION);
   return {
     tool: requiredText(args, "tool"),
     runId: requiredText(args, "run_id"),

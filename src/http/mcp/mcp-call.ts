@@ -8,17 +8,17 @@ import {
   declinedResult,
   failedResult,
   interruptResult,
-  pausedCalls,
   type ResourceLink,
   type ToolResult,
 } from "../../dialects/mcp/tool-results.js";
-import { readModelArguments, readResumeArguments, resumeTool, ToolArgumentsError } from "../../dialects/mcp/tool-schemas.js";
+import { type McpTool, readModelArguments, readResumeArguments, ToolArgumentsError } from "../../dialects/mcp/tool-schemas.js";
 import { engineRequest, type ParsedResponsesRequest, parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
 import { responseId } from "../../dialects/responses/response-id.js";
 import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { InvalidRequestError } from "../../errors/catalogue.js";
 import { GraphFeature } from "../../registry/features.js";
 import { checkpointKey } from "../../runs/interrupts/checkpoint-key.js";
+import { decodeBatch } from "../../runs/interrupts/interrupt-codec.js";
 import type { ResumeOf } from "../../runs/interrupts/interrupt-run.js";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import { streamRun } from "../../runs/stream-run.js";
@@ -205,7 +205,7 @@ async function settle(call: McpCall, relay: EventRelay, body: ParsedResponsesReq
   let segment = first;
   let usage = first.usage;
   for (;;) {
-    const calls = pausedCalls(segment.output);
+    const calls = decodeBatch(segment.output.toolCalls);
     if (calls === undefined) return answerResult(segment.output, usage, relay.artifacts);
     const paused = () => interruptResult(call.tool, segment.output, calls, usage, relay.artifacts);
     if (!call.canElicit) return paused();
@@ -266,7 +266,7 @@ async function guarded(call: McpCall, work: () => Promise<ToolResult>): Promise<
 }
 
 /** A model's tool: the message (with settings, and a conversation to continue) run as the model. */
-export function callModelTool(call: McpCall, tool: Parameters<typeof readModelArguments>[0], rawArguments: unknown): Promise<ToolResult> {
+export function callModelTool(call: McpCall, tool: McpTool, rawArguments: unknown): Promise<ToolResult> {
   return guarded(call, async () => {
     const args = readModelArguments(tool, rawArguments);
     const body = callBody(call, args.message, args.settings, args.conversation);
@@ -286,7 +286,7 @@ export function callResumeTool(
 ): Promise<ToolResult> {
   const failing = { ...call, tool: "resume", model: "" };
   return guarded(failing, async () => {
-    const args = readResumeArguments(resumeTool(), rawArguments);
+    const args = readResumeArguments(rawArguments);
     const model = models.get(args.tool);
     if (model === undefined) {
       throw new InvalidRequestError(`There is no tool '${args.tool}' here; give the tool whose run paused (interrupt.tool).`, {

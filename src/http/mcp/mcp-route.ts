@@ -6,6 +6,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
+import { modelTool } from "../../dialects/mcp/tool-schemas.js";
 import type { Caller } from "../auth.js";
 import type { RunRouteOptions } from "../run-request.js";
 import type { CarriedBy } from "./mcp-call.js";
@@ -127,7 +128,10 @@ function sendResponse(reply: FastifyReply, response: Response): FastifyReply {
 export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const context: McpServerContext = {
     options,
-    tools: options.tools,
+    // Each tool's definition (its settings' JSON Schema included) is made once, here.
+    tools: new Map(
+      [...options.tools].map(([name, model]) => [name, { model, tool: modelTool(name, model, options.registry.getGraph(model)) }]),
+    ),
     elicitationTimeoutMs: options.mcp.elicitationTimeoutMs ?? 600_000,
   };
   const sessions = options.mcp.sessions

@@ -10,7 +10,7 @@ import {
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { RESUME_TOOL } from "../../dialects/mcp/tool-names.js";
-import { modelTool, resumeTool } from "../../dialects/mcp/tool-schemas.js";
+import { type McpTool, RESUME_TOOL_DEFINITION } from "../../dialects/mcp/tool-schemas.js";
 import { GraphFeature } from "../../registry/features.js";
 import type { Caller } from "../auth.js";
 import type { RunRouteOptions } from "../run-request.js";
@@ -21,8 +21,8 @@ const { version } = createRequire(import.meta.url)("../../../package.json") as {
 /** What every MCP server of a mount shares. */
 export interface McpServerContext {
   options: RunRouteOptions;
-  /** Each model's tool, by tool name. */
-  tools: ReadonlyMap<string, string>;
+  /** Each model's tool and its definition, by tool name: made once, at start-up. */
+  tools: ReadonlyMap<string, { model: string; tool: McpTool }>;
   /** How long a question asked by elicitation waits for its answer. */
   elicitationTimeoutMs: number;
 }
@@ -35,8 +35,8 @@ function carrierOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): C
 }
 
 /** The tools a caller sees: the models its key allows, in registry order. */
-function visibleTools(context: McpServerContext, caller: Caller | undefined): [string, string][] {
-  return [...context.tools].filter(([, model]) => caller?.models === undefined || caller.models.has(model));
+function visibleTools(context: McpServerContext, caller: Caller | undefined): { model: string; tool: McpTool }[] {
+  return [...context.tools.values()].filter(({ model }) => caller?.models === undefined || caller.models.has(model));
 }
 
 const LEVELS = LoggingLevelSchema.options;
@@ -67,14 +67,14 @@ export function createMcpServer(context: McpServerContext): Server {
       throw new McpError(ErrorCode.InvalidParams, "Every tool is on the first page; there is no cursor to continue from.");
     }
     const visible = visibleTools(context, carrierOf(extra).request.chatServeCaller);
-    const tools = visible.map(([name, model]) => modelTool(name, model, registry.getGraph(model)));
-    const pauses = visible.some(([, model]) => registry.getGraph(model).features.has(GraphFeature.INTERRUPTS));
-    return { tools: pauses ? [...tools, resumeTool()] : tools };
+    const tools = visible.map(({ tool }) => tool);
+    const pauses = visible.some(({ model }) => registry.getGraph(model).features.has(GraphFeature.INTERRUPTS));
+    return { tools: pauses ? [...tools, RESUME_TOOL_DEFINITION] : tools };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const carrier = carrierOf(extra);
-    const visible = new Map(visibleTools(context, carrier.request.chatServeCaller));
+    const visible = new Map(visibleTools(context, carrier.request.chatServeCaller).map((entry) => [entry.tool.name, entry]));
     const { name } = request.params;
     const base = {
       options: context.options,
@@ -84,12 +84,15 @@ export function createMcpServer(context: McpServerContext): Server {
       elicitationTimeoutMs: context.elicitationTimeoutMs,
       logs: LEVELS.indexOf(level) <= LEVELS.indexOf("info"),
     };
-    if (name === RESUME_TOOL) return callResumeTool(base, visible, request.params.arguments);
-    const model = visible.get(name);
-    if (model === undefined) {
+    if (name === RESUME_TOOL) {
+      const models = new Map([...visible].map(([tool, entry]) => [tool, entry.model]));
+      return callResumeTool(base, models, request.params.arguments);
+    }
+    const entry = visible.get(name);
+    if (entry === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list gives the tools here.`);
     }
-    return callModelTool({ ...base, tool: name, model }, modelTool(name, model, registry.getGraph(model)), request.params.arguments);
+    return callModelTool({ ...base, tool: name, model: entry.model }, entry.tool, request.params.arguments);
   });
   return server;
 }

@@ -57,3 +57,12 @@ export function encodeBatch(runId: string, batch: InterruptBatch): WireToolCallO
     };
   });
 }
+
+/**
+ * The `graph_interrupt` calls of an assistant turn, decoded, when every tool call of the turn
+ * is one (a paused run); undefined for any other turn.
+ */
+export function decodeBatch(toolCalls: readonly WireToolCallOut[]): InterruptArguments[] | undefined {
+  if (toolCalls.length === 0 || toolCalls.some((call) => call.function.name !== INTERRUPT_TOOL_NAME)) return undefined;
+  return toolCalls.map((call) => JSON.parse(call.function.arguments) as InterruptArguments);
+}

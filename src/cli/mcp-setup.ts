@@ -1,4 +1,5 @@
 import type { McpBindSettings } from "../http/chat-serve.js";
+import type { BackgroundSetup } from "./background-setup.js";
 
 /**
  * The MCP endpoint `start` serves: `server.mcp` when the config sets it, else on where only
@@ -17,7 +18,18 @@ export function mcpSettings(
 }
 
 /** The banner's line for the MCP endpoint. */
-export function mcpBannerLine(base: string, mcp: McpBindSettings | undefined): string | undefined {
-  if (mcp === undefined) return undefined;
+function mcpBannerLine(base: string, mcp: McpBindSettings): string {
   return `${base}/mcp  (Streamable HTTP${mcp.sessions === false ? "; no sessions, so no elicitation: paused runs answer through the resume tool" : ""})`;
+}
+
+/** The banner's rows for the agent protocols served: MCP, and A2A (whose tasks are background runs). */
+export function agentRows(base: string, mcp: McpBindSettings | undefined, a2a: boolean, background: BackgroundSetup): [string, string][] {
+  const rows: [string, string][] = mcp === undefined ? [] : [["mcp", mcpBannerLine(base, mcp)]];
+  if (!a2a) return rows;
+  if (background.kind === "unavailable") {
+    rows.push(["a2a", "not available: A2A tasks are background runs, which need a Redis coordinator here (see docs/a2a.md)"]);
+  } else {
+    rows.push(["a2a", `${base}/a2a  (agent cards; A2A 1.0 and 0.3 over JSON-RPC)`]);
+  }
+  return rows;
 }

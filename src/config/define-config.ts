@@ -96,6 +96,7 @@ export const configSchema = z.strictObject({
       docs: z.boolean().default(false),
       playground: z.boolean().optional(),
       mcp: z.union([z.boolean(), z.strictObject({ sessions: z.boolean().optional() })]).optional(),
+      a2a: z.boolean().optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
       requestTimeoutMs: z.int().min(1_000).default(60_000),
@@ -243,6 +244,11 @@ export interface ChatServeConfig {
      * `start --workers` keeps none either.
      */
     mcp?: boolean | { sessions?: boolean };
+    /**
+     * Serve every model as an A2A agent under `{prefix}/a2a` (agent cards and JSON-RPC).
+     * Default: on where the playground is (a loopback host). Its tasks are background runs.
+     */
+    a2a?: boolean;
     bodyLimit?: number;
     /** How long a client may take to send its request headers. Default 20 s. */
     headersTimeoutMs?: number;

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { mcpToolNames } from "../dialects/mcp/tool-names.js";
 import { ServerShuttingDownError } from "../errors/catalogue.js";
@@ -22,6 +23,8 @@ import type { ReadinessCheck } from "./routes/health.js";
 import { registerReadiness } from "./routes/health.js";
 import type { CheckpointScope } from "./run-request.js";
 import { RunTracker } from "./run-tracker.js";
+
+const { version: packageVersion } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
 /** The MCP endpoint a bind asks for, with each model's tool name (two models on one name are refused here). */
 function mcpOf(setting: BindOptions["mcp"], models: readonly string[]) {
@@ -134,6 +137,11 @@ export interface BindOptions {
    */
   mcp?: boolean | McpBindSettings;
   /**
+   * Serve every model as an A2A agent under `{prefix}/a2a` (its card, and its JSON-RPC
+   * endpoint); default false. Tasks are background responses: it needs background runs.
+   */
+  a2a?: boolean;
+  /**
    * The same models for chat UIs (Open WebUI and the like) under a second prefix, in the
    * `chat-ui` profile. `answerTasks` (default true) answers the UI's own title and tag
    * prompts without running the graph.
@@ -236,7 +244,8 @@ export class ChatServe {
       this.app.get("/health", async () => ({ status: "ok" }));
       registerReadiness(this.app, "/ready", readinessChecks, backendTimeoutMs, () => this.#draining);
     }
-    if (this.#ownsApp) registerRootPointers(this.app, { prefix, docs, playground, mcp: mcp !== undefined });
+    const a2a = options.a2a === true && !("unavailable" in settings);
+    if (this.#ownsApp) registerRootPointers(this.app, { prefix, docs, playground, mcp: mcp !== undefined, a2a });
     const webhooks =
       this.#options.webhooks === undefined || this.#options.webhooks.length === 0
         ? undefined
@@ -277,6 +286,7 @@ export class ChatServe {
       docs,
       playground,
       mcp,
+      a2a: a2a ? { version: packageVersion } : undefined,
       authenticator: this.#authenticator,
       limits: this.#limits,
       metrics: this.#metrics,
@@ -302,6 +312,7 @@ export class ChatServe {
         docs: false,
         playground: false,
         mcp: undefined,
+        a2a: undefined,
         profile: "chat-ui",
         answerTasks: chatUi.answerTasks ?? true,
         onInstance: () => {},

@@ -23,7 +23,7 @@ const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
  */
 export function registerRootPointers(
   app: FastifyInstance,
-  options: { prefix: string; docs: boolean; playground: boolean; mcp?: boolean },
+  options: { prefix: string; docs: boolean; playground: boolean; mcp?: boolean; a2a?: boolean },
 ): void {
   const { prefix } = options;
   const links = {
@@ -32,10 +32,11 @@ export function registerRootPointers(
     ...(options.playground ? { playground: `${prefix}/playground` } : {}),
     ...(options.docs ? { docs: `${prefix}/docs` } : {}),
     ...(options.mcp === true ? { mcp: `${prefix}/mcp` } : {}),
+    ...(options.a2a === true ? { a2a: `${prefix}/a2a` } : {}),
   };
   const where = `${options.playground ? ` Try the models in a browser at ${links.playground}.` : ""}${
     options.mcp === true ? ` MCP clients connect to ${links.mcp}.` : ""
-  }`;
+  }${options.a2a === true ? ` A2A agent cards are listed at ${links.a2a}.` : ""}`;
   const message = `chat-serve is running. The OpenAI-compatible API is under ${links.api}: list the models with GET ${links.models}.${where}`;
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chat-serve</title></head>
@@ -43,7 +44,7 @@ export function registerRootPointers(
 <h1>chat-serve is running</h1>
 <ul>
 ${options.playground ? `<li><a href="${escapeHtml(links.playground!)}">Playground</a>: chat with the models in this browser</li>\n` : ""}<li>OpenAI-compatible API: base URL <code>${escapeHtml(links.api)}</code> (<a href="${escapeHtml(links.models)}">the models</a>)</li>
-${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` : ""}${options.mcp === true ? `<li>MCP server (Streamable HTTP): <code>${escapeHtml(links.mcp!)}</code></li>\n` : ""}</ul>
+${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` : ""}${options.mcp === true ? `<li>MCP server (Streamable HTTP): <code>${escapeHtml(links.mcp!)}</code></li>\n` : ""}${options.a2a === true ? `<li>A2A agents: <a href="${escapeHtml(links.a2a!)}">the agent cards</a></li>\n` : ""}</ul>
 </body></html>`;
   app.get("/", async (request, reply) => {
     // A browser asks for HTML first; clients and curl get JSON.

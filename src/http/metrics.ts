@@ -17,7 +17,7 @@ export interface MetricsSettings {
 }
 
 /** The API a request used, as the `api` label. */
-export type ApiLabel = "chat.completions" | "responses" | "mcp" | "models" | "health" | "other";
+export type ApiLabel = "chat.completions" | "responses" | "mcp" | "a2a" | "models" | "health" | "other";
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const BACKEND_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

@@ -74,6 +74,8 @@ export interface ChatServePluginOptions {
   playground: boolean;
   /** Serve the models as MCP tools at `{prefix}/mcp`, with each model's tool name. */
   mcp?: { settings: McpSettings; tools: ReadonlyMap<string, string> };
+  /** Serve every model as an A2A agent under `{prefix}/a2a` (needs background runs); the version its cards give. */
+  a2a?: { version: string };
   readinessChecks: readonly ReadinessCheck[];
   /** One log line per request at info (method, path, status, model, duration, request ID). */
   requestLog: boolean;
@@ -110,9 +112,18 @@ function parseJsonBody(text: string): unknown {
  */
 function publicRoutes(prefix: string): (route: string | undefined) => boolean {
   const exact = new Set(
-    ["/health", "/ready", "/playground", "/playground/", "/playground/assets/*", "/playground/mermaid.min.js", "/openapi.json"].map(
-      (path) => prefix + path,
-    ),
+    [
+      "/health",
+      "/ready",
+      "/playground",
+      "/playground/",
+      "/playground/assets/*",
+      "/playground/mermaid.min.js",
+      "/openapi.json",
+      // A2A discovery: a client reads a card to learn how to authenticate.
+      "/a2a",
+      "/a2a/:model/.well-known/agent-card.json",
+    ].map((path) => prefix + path),
   );
   const pages = [`${prefix}/docs`, `${prefix}/redoc`];
   return (route) => route !== undefined && (exact.has(route) || pages.some((page) => route === page || route.startsWith(`${page}/`)));
@@ -124,6 +135,7 @@ function apiLabels(prefix: string): (route: string | undefined) => ApiLabel {
     [`${prefix}/chat/completions`, "chat.completions"],
     [`${prefix}/responses`, "responses"],
     [`${prefix}/mcp`, "mcp"],
+    [`${prefix}/a2a/:model`, "a2a"],
     [`${prefix}/models`, "models"],
     [`${prefix}/models/*`, "models"],
     [`${prefix}/health`, "health"],
@@ -291,6 +303,18 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     const { registerMcpRoute } = await import("./mcp/mcp-route.js");
     await registerMcpRoute(app, { ...options, mcp: options.mcp.settings, tools: options.mcp.tools });
     refuseOtherMethods(app, "/mcp", ["GET", "POST", "DELETE"]);
+  }
+  if (options.a2a !== undefined && options.background !== undefined) {
+    const { registerA2aRoutes } = await import("./a2a/a2a-route.js");
+    await registerA2aRoutes(app, {
+      ...options,
+      background: options.background,
+      auth: options.authenticator !== undefined,
+      version: options.a2a.version,
+    });
+    refuseOtherMethods(app, "/a2a", ["GET"]);
+    refuseOtherMethods(app, "/a2a/:model", ["POST"]);
+    refuseOtherMethods(app, "/a2a/:model/.well-known/agent-card.json", ["GET"]);
   }
   refuseOtherMethods(app, "/models", ["GET"]);
   refuseOtherMethods(app, "/models/*", ["GET"]);

@@ -1,3 +1,5 @@
+import type { A2aTaskStore } from "./a2a-tasks.js";
+
 /**
  * One item as the Responses and Conversations APIs show it (a message, a function call, its
  * output, a reasoning item), always with its `id`. The store keeps items as JSON.
@@ -125,6 +127,8 @@ export interface ConversationStore {
   close(): Promise<void>;
   /** True when what is stored outlives the process (and is shared between processes). */
   readonly durable: boolean;
+  /** The A2A tasks, whose turns are responses of this store. */
+  readonly tasks: A2aTaskStore;
 
   /**
    * Stores a response, or replaces the one stored under its id (a background response is

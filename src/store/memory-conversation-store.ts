@@ -1,3 +1,4 @@
+import { MemoryA2aTasks } from "./a2a-tasks.js";
 import {
   type ConversationRecord,
   type ConversationStore,
@@ -55,6 +56,7 @@ export class MemoryConversationStore implements ConversationStore {
   readonly #conversations = new Map<string, Conversation>();
   readonly #sessions = new Map<string, Session>();
   readonly #idempotency = new Map<string, IdempotencyRecord & { createdAt: Date }>();
+  readonly tasks: MemoryA2aTasks;
   /** Threads left unreferenced by an eviction, for the next purge to report (when no `onEvict` takes them). */
   #evicted: ReleasedThread[] = [];
   /** Deletes the threads an eviction leaves unreferenced, at once; set by the registry that owns the checkpointers. */
@@ -70,6 +72,7 @@ export class MemoryConversationStore implements ConversationStore {
       maxSessions: limits.maxSessions ?? 1_000,
     };
     this.#now = now;
+    this.tasks = new MemoryA2aTasks(this.#limits.maxResponses, now);
   }
 
   async setup(): Promise<void> {}
@@ -355,6 +358,7 @@ export class MemoryConversationStore implements ConversationStore {
     for (const { record } of conversations) this.#conversations.delete(record.id);
     for (const [key] of sessions) this.#sessions.delete(key);
     for (const [key, record] of this.#idempotency) if (record.createdAt < cutoff) this.#idempotency.delete(key);
+    this.tasks.purge(cutoff, false);
     this.#ref(candidates, -1);
     const threads = this.#released([...this.#evicted.map((thread) => ({ ...thread, checkpointId: "" })), ...candidates]);
     this.#evicted = [];

@@ -14,6 +14,7 @@ import {
   type StoredItem,
   UnknownCursorError,
 } from "./conversation-store.js";
+import { PostgresA2aTasks } from "./postgres-a2a-tasks.js";
 import { PostgresIdempotencyKeys } from "./postgres-idempotency.js";
 import {
   type ConversationRow,
@@ -41,6 +42,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly #turns: string;
   readonly #idempotency: string;
   readonly #keys: PostgresIdempotencyKeys;
+  readonly tasks: PostgresA2aTasks;
 
   constructor(pool: pg.Pool, schema = "public") {
     this.#pool = pool;
@@ -52,6 +54,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#turns = tables.turns;
     this.#idempotency = tables.idempotency;
     this.#keys = new PostgresIdempotencyKeys(pool, tables.idempotency);
+    this.tasks = new PostgresA2aTasks(pool, tables.tasks);
   }
 
   async setup(): Promise<void> {
@@ -61,9 +64,7 @@ export class PostgresConversationStore implements ConversationStore {
   async check(): Promise<void> {
     await this.#pool.query("SELECT 1");
   }
-
   async close(): Promise<void> {}
-
   async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     try {
@@ -380,6 +381,7 @@ export class PostgresConversationStore implements ConversationStore {
         [cutoff],
       );
       await client.query(`DELETE FROM ${this.#idempotency} WHERE created_at < $1`, [cutoff]);
+      await client.query(`DELETE FROM ${this.tasks.table} WHERE updated_at < $1`, [cutoff]);
       const turns = await client.query<{ session_key: string; model: string; thread_id: string }>(
         `DELETE FROM ${this.#turns} WHERE created_at < $1 RETURNING session_key, model, thread_id`,
         [cutoff],

@@ -66,6 +66,7 @@ export interface StoreTables {
   items: string;
   turns: string;
   idempotency: string;
+  tasks: string;
 }
 
 export function storeTables(schema: string): StoreTables {
@@ -77,6 +78,7 @@ export function storeTables(schema: string): StoreTables {
     items: `${quoted}.chat_serve_conversation_items`,
     turns: `${quoted}.chat_serve_session_turns`,
     idempotency: `${quoted}.chat_serve_idempotency`,
+    tasks: `${quoted}.chat_serve_a2a_tasks`,
   };
 }
 
@@ -150,5 +152,18 @@ export function tableStatements(tables: StoreTables): string[] {
       PRIMARY KEY (scope, key)
     )`,
     `CREATE INDEX IF NOT EXISTS chat_serve_idempotency_created ON ${tables.idempotency} (created_at)`,
+    `CREATE TABLE IF NOT EXISTS ${tables.tasks} (
+      id text PRIMARY KEY,
+      scope text NOT NULL,
+      model text NOT NULL,
+      context_id text NOT NULL,
+      response_id text NOT NULL,
+      canceled boolean NOT NULL DEFAULT false,
+      history jsonb NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE INDEX IF NOT EXISTS chat_serve_a2a_tasks_context ON ${tables.tasks} (scope, context_id, updated_at)`,
+    `CREATE INDEX IF NOT EXISTS chat_serve_a2a_tasks_updated ON ${tables.tasks} (updated_at)`,
   ];
 }

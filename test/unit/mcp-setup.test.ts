@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mcpBannerLine, mcpSettings } from "../../src/cli/mcp-setup.js";
+import { agentRows, mcpSettings } from "../../src/cli/mcp-setup.js";
 import { configSchema } from "../../src/config/define-config.js";
 
 test("server.mcp: on by default on loopback only; sessions unless the config or --workers says otherwise", () => {
@@ -10,7 +10,21 @@ test("server.mcp: on by default on loopback only; sessions unless the config or 
   assert.equal(mcpSettings(false, true, false), undefined);
   assert.deepEqual(mcpSettings({ sessions: false }, false, false), { sessions: false, loopbackOnly: false });
   assert.deepEqual(mcpSettings(true, true, true), { sessions: false, loopbackOnly: true }, "a worker of --workers keeps no sessions");
-  assert.match(mcpBannerLine("http://127.0.0.1:8000/v1", { sessions: false })!, /\/v1\/mcp {2}\(Streamable HTTP; no sessions/u);
+  const rows = agentRows("http://127.0.0.1:8000/v1", { sessions: false }, false, { kind: "in-process", concurrency: 4 });
+  assert.equal(rows.length, 1);
+  assert.match(rows[0]![1], /\/v1\/mcp {2}\(Streamable HTTP; no sessions/u);
+});
+
+test("the banner's a2a row: the cards' URL, or why A2A is not available", () => {
+  const served = agentRows("http://127.0.0.1:8000/v1", undefined, true, { kind: "in-process", concurrency: 4 });
+  assert.deepEqual(
+    served.map(([name]) => name),
+    ["a2a"],
+  );
+  assert.match(served[0]![1], /\/v1\/a2a {2}\(agent cards; A2A 1\.0 and 0\.3/u);
+  const unavailable = agentRows("http://h/v1", undefined, true, { kind: "unavailable", unavailable: "no queue" });
+  assert.match(unavailable[0]![1], /^not available: A2A tasks are background runs/u);
+  assert.deepEqual(agentRows("http://h/v1", undefined, false, { kind: "in-process", concurrency: 4 }), [], "off: no row");
 });
 
 test("server.mcp accepts true, false or { sessions }, and nothing else", () => {

@@ -16,7 +16,7 @@ import { assertTracingInstalled } from "../../tracing/tracing-callback.js";
 import { parseDuration } from "../../util/duration.js";
 import { type BackgroundSetup, backgroundSetup, describeBackground } from "../background-setup.js";
 import { workerDrained } from "../cluster-drain.js";
-import { mcpBannerLine, mcpSettings } from "../mcp-setup.js";
+import { agentRows, mcpSettings } from "../mcp-setup.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { langGraphNote, redactUrl } from "../output.js";
@@ -92,7 +92,8 @@ function banner(options: {
   host: string;
   docs: boolean;
   playground: boolean;
-  mcp: string | undefined;
+  /** The mcp and a2a rows. */
+  agents: [string, string][];
   metrics: string | undefined;
   chatUiPrefix: string | undefined;
   firstModel: string | undefined;
@@ -109,7 +110,7 @@ function banner(options: {
   if (options.playground) rows.push(["playground", `${base}/playground`]);
   else if (!isLoopback(options.host)) rows.push(["playground", "off on a network address (server.playground: true turns it on)"]);
   if (options.docs) rows.push(["docs", `${base}/docs`]);
-  if (options.mcp !== undefined) rows.push(["mcp", options.mcp]);
+  rows.push(...options.agents);
   if (options.chatUiPrefix !== undefined)
     rows.push(["chat UIs", `${options.address}${options.chatUiPrefix}  (the chat-ui profile, for Open WebUI and the like)`]);
   if (options.metrics !== undefined) rows.push(["metrics", options.metrics]);
@@ -278,7 +279,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
   // On by default where only this machine can reach it.
   const playground = server.playground ?? isLoopback(host);
   const mcp = mcpSettings(server.mcp, isLoopback(host), cluster.isWorker);
-  const app = await serve.bind({ prefix, docs, playground, mcp, profiles: loaded.config.profiles });
+  const a2a = server.a2a ?? isLoopback(host);
+  const app = await serve.bind({ prefix, docs, playground, mcp, a2a, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
   // With the memory checkpointer, paused runs are bounded by age as well as by count: by the
   // store's retention, unless pendingRuns says otherwise.
@@ -355,7 +357,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         host,
         docs,
         playground,
-        mcp: mcpBannerLine(`${address}${prefix}`, mcp),
+        agents: agentRows(`${address}${prefix}`, mcp, a2a, setup),
         metrics: metricsUrl,
         chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
         firstModel: registry.getGraphNames()[0],

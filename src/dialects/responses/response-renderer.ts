@@ -61,7 +61,8 @@ export class ResponseRenderer {
   constructor(
     id: string,
     body: CreateResponseBody,
-    private readonly clientEvents: boolean,
+    /** Client events are rendered (set once the run is prepared, for a background response). */
+    public clientEvents: boolean,
     /** Complete responses skip building the events: only the response object is kept. */
     private readonly streaming: boolean,
     options: { conversationId?: string; background?: boolean } = {},

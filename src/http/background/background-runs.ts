@@ -120,6 +120,11 @@ export class BackgroundRuns {
     return this.#options.events.from(responseId, after, signal);
   }
 
+  /** The sequence number of a response's last logged event (-1: none). */
+  lastEvent(responseId: string): Promise<number> {
+    return this.#options.events.last(responseId);
+  }
+
   /** Starts no more jobs: those waiting end failed (the server is stopping); those running go on. */
   drain(): void {
     this.#options.queue.stop(new ServerShuttingDownError());
@@ -207,6 +212,8 @@ export class BackgroundRuns {
           : { ...resolved.engine, metadata: { ...resolved.engine.metadata, graph_run_id: job.runId } };
       run = await this.#prepare(engine, job, signal.signal, resolved, parsed, start.durable, attempt);
       const prepared = run;
+      // A background response's renderer is made before its run: the run says whether events go out.
+      renderer.clientEvents = run.clientEvents;
       let saved = Date.now();
       for await (const event of streamRun(prepared)) {
         const produced = renderer.render(event);

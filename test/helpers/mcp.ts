@@ -62,11 +62,11 @@ export function resultText(result: unknown): string {
 }
 
 /** A ChatServe on this repository's own config (the demo models), listening on a free loopback port. */
-export async function startDemoServer(bind: { mcp?: boolean | { sessions?: boolean } } = {}) {
+export async function startDemoServer(bind: { mcp?: boolean | { sessions?: boolean }; a2a?: boolean } = {}) {
   const loaded = await loadConfig({ cwd: REPO_ROOT });
   const registry = await registryFromConfig(loaded);
   const serve = new ChatServe({ graphs: registry, logger: false });
-  const app = await serve.bind({ prefix: "/v1", mcp: bind.mcp ?? true });
+  const app = await serve.bind({ prefix: "/v1", mcp: bind.mcp ?? true, a2a: bind.a2a ?? false });
   const origin = await app.listen({ host: "127.0.0.1", port: 0 });
   return { serve, app, registry, origin, mcpUrl: `${origin}/v1/mcp`, close: () => app.close() };
 }

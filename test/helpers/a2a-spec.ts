@@ -88,7 +88,7 @@ function checkRequired(type: protobuf.Type, value: Json, path: string): void {
     if (field.map) {
       for (const [key, item] of Object.entries(present as Json)) checkRequired(child, item, `${path}.${camel(field.name)}.${key}`);
     } else if (field.repeated) {
-      (present as Json[]).forEach((item, index) => checkRequired(child, item, `${path}.${camel(field.name)}[${index}]`));
+      for (const [index, item] of (present as Json[]).entries()) checkRequired(child, item, `${path}.${camel(field.name)}[${index}]`);
     } else {
       checkRequired(child, present, `${path}.${camel(field.name)}`);
     }

@@ -12,6 +12,8 @@ import { eventually } from "../helpers/eventually.js";
 import { startDemoServer } from "../helpers/mcp.js";
 import { startTestServer } from "../helpers/server.js";
 
+type Json = Record<string, any>;
+
 const newCheck = (): WireCheck => ({ checked: 0, failures: [] });
 function assertValidated(check: WireCheck): void {
   assert.deepEqual(check.failures, [], "everything the server sent validates");
@@ -39,7 +41,7 @@ describe("A2A on the demo models, through the SDK's own client", () => {
       server.registry.getGraphNames(),
     );
     for (const agent of index.agents) {
-      const card = await (await fetch(agent.card)).json();
+      const card = (await (await fetch(agent.card)).json()) as Json;
       assertA2a("AgentCard", card, `${agent.name}'s card`);
       assert.equal(card.supportedInterfaces[0].url, agent.url);
       assert.deepEqual(
@@ -213,7 +215,7 @@ describe("A2A on the demo models, through the SDK's own client", () => {
       assert.equal(typeof answer.body.error.message, "string");
     }
     const wrongType = await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
-    assert.equal((await wrongType.json()).error.code, -32005);
+    assert.equal(((await wrongType.json()) as Json).error.code, -32005);
     const get = await fetch(url);
     assert.equal(get.status, 405);
   });
@@ -247,7 +249,7 @@ describe("A2A tasks: cancellation, clients that leave, keys and tenants", () => 
   after(async () => server.close());
 
   test("with keys, the card names the Bearer scheme and stays public; the endpoint wants a key; another tenant's task is not found", async () => {
-    const card = await (await fetch(`${server.origin}/v1/a2a/echo/.well-known/agent-card.json`)).json();
+    const card = (await (await fetch(`${server.origin}/v1/a2a/echo/.well-known/agent-card.json`)).json()) as Json;
     assertA2a("AgentCard", card);
     assert.equal(card.securitySchemes.bearer.httpAuthSecurityScheme.scheme, "Bearer");
     assert.deepEqual(card.securityRequirements, [{ schemes: { bearer: {} } }]);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
 import { AIMessage } from "@langchain/core/messages";
 import { END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { Redis } from "ioredis";
@@ -10,6 +11,7 @@ import { BullmqQueue } from "../../src/http/background/bullmq-queue.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { type Backends, backendsFromConfig } from "../../src/server/backends.js";
+import { a2aClient, userMessage } from "../helpers/a2a.js";
 import { eventually } from "../helpers/eventually.js";
 import { assertMatchesResponses } from "../helpers/openai-schema.js";
 import { freePort, startRedis } from "../helpers/private-redis.js";
@@ -71,6 +73,7 @@ function askingGraph(on: string) {
 }
 
 interface Host {
+  origin: string;
   serve: ChatServe;
   queue: BullmqQueue;
   client: OpenAI;
@@ -99,7 +102,7 @@ async function startHost(name: string, backends: Backends, keyPrefix: string, op
     backendTimeoutMs: timeoutMs,
     logger: false,
   });
-  const app = await serve.bind({ prefix: "/v1" });
+  const app = await serve.bind({ prefix: "/v1", a2a: true });
   const origin = await app.listen({ host: "127.0.0.1", port: 0 });
   const client = new OpenAI({ baseURL: `${origin}/v1`, apiKey: "x", maxRetries: 0 });
   let closed = false;
@@ -109,7 +112,7 @@ async function startHost(name: string, backends: Backends, keyPrefix: string, op
     await app.close();
   };
   cleanups.push(close);
-  const host = { serve, queue, client, close } satisfies Host;
+  const host = { origin, serve, queue, client, close } satisfies Host;
   hosts.set(name, host);
   return host;
 }
@@ -265,6 +268,37 @@ describe("background responses on a queue shared by two servers", { skip, timeou
       background: true,
     });
     assert.equal((await settled(other.client, resumed.id)).output_text, "you answered yes");
+  });
+
+  test("A2A: a task streamed on one server is resubscribed, read and cancelled on the other (tasks in the Postgres store)", async () => {
+    const check = { checked: 0, failures: [] as string[] };
+    const [onA, onB] = [await a2aClient(a.origin, "steps", check), await a2aClient(b.origin, "steps", check)];
+    const input = `a2a ${randomUUID()}`;
+    const leaving = new AbortController();
+    let taskId = "";
+    for await (const event of onA.sendMessageStream({ message: userMessage(input) } as never, { signal: leaving.signal })) {
+      if (event.payload?.$case === "task") taskId = event.payload.value.id;
+      break;
+    }
+    leaving.abort();
+    await running(input, "one");
+    const rest: StreamResponse[] = [];
+    for await (const event of onB.resubscribeTask({ id: taskId, tenant: "" })) rest.push(event);
+    assert.equal(rest[0]?.payload?.$case, "task", "the other server gives the task first");
+    const last = rest.at(-1)!;
+    assert.equal(last.payload?.$case === "statusUpdate" ? last.payload.value.status?.state : undefined, TaskState.TASK_STATE_COMPLETED);
+    const done = await onA.getTask({ id: taskId, tenant: "" });
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const answer = done.artifacts.find((artifact) => artifact.name === "answer")?.parts[0]?.content;
+    assert.deepEqual(answer, { $case: "text", value: "three done" });
+    // Cancelled from the other server while it runs.
+    const second = `a2a cancel ${randomUUID()}`;
+    const started = (await onA.sendMessage({ message: userMessage(second), configuration: { returnImmediately: true } } as never)) as Task;
+    await running(second, "one");
+    const canceled = await onB.cancelTask({ id: started.id, tenant: "", metadata: undefined });
+    assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+    assert.deepEqual(check.failures, []);
+    assert.ok(check.checked > 3);
   });
 });
 

@@ -101,6 +101,16 @@ test("README: background runs, polled, reattached and cancelled", async () => {
   assert.match(output, /^cancelled$/mu);
 });
 
+test("README: the A2A SDK's client streams the research agent's statuses, progress, artifacts and answer", async () => {
+  const output = await runExample("a2a-sdk");
+  assert.match(output, /^task: [0-9a-f-]{36}\n/u, "the task first");
+  assert.match(output, /^status: TASK_STATE_WORKING Searching/mu, "a status line while working");
+  assert.match(output, /^status: TASK_STATE_WORKING Read source 2 \(2\/2\)$/mu, "progress");
+  assert.match(output, /^artifact: answer "I "$/mu, "the answer's first chunk");
+  assert.match(output, /^artifact: sources "https:\/\/example\.com/mu, "the sources");
+  assert.match(output, /status: TASK_STATE_COMPLETED \n$/u, "completed last");
+});
+
 test("docs/mcp.md: the SDK's MCP client lists the tools, gets progress, and answers an elicitation", async () => {
   const output = await runExample("mcp-sdk");
   assert.match(output, /^echo, plain, research, approval, tools, think, memory, research-deep, resume$/mu);

@@ -17,6 +17,8 @@ const FLOORS: Record<string, number> = {
   "dialects/responses": 5,
   // MCP tool schemas, results and elicitations: the run's output as MCP sees it.
   "dialects/mcp": 5,
+  // A2A cards, task snapshots and task events: the run's output as A2A sees it.
+  "dialects/a2a": 5,
   runs: 4,
   registry: 3,
   coordination: 2,

@@ -190,6 +190,37 @@ describe("background responses on a queue shared by two servers", { skip, timeou
     await eventually(async () => assert.equal(a.queue.events.followers + b.queue.events.followers, 0, "followers left"), 5_000);
   });
 
+  test("A2A: a task streamed on one server is resubscribed, read and cancelled on the other (tasks in the Postgres store)", async () => {
+    const check = { checked: 0, failures: [] as string[] };
+    const [onA, onB] = [await a2aClient(a.origin, "steps", check), await a2aClient(b.origin, "steps", check)];
+    const input = `a2a ${randomUUID()}`;
+    const leaving = new AbortController();
+    let taskId = "";
+    for await (const event of onA.sendMessageStream({ message: userMessage(input) } as never, { signal: leaving.signal })) {
+      if (event.payload?.$case === "task") taskId = event.payload.value.id;
+      break;
+    }
+    leaving.abort();
+    await running(input, "one");
+    const rest: StreamResponse[] = [];
+    for await (const event of onB.resubscribeTask({ id: taskId, tenant: "" })) rest.push(event);
+    assert.equal(rest[0]?.payload?.$case, "task", "the other server gives the task first");
+    const last = rest.at(-1)!;
+    assert.equal(last.payload?.$case === "statusUpdate" ? last.payload.value.status?.state : undefined, TaskState.TASK_STATE_COMPLETED);
+    const done = await onA.getTask({ id: taskId, tenant: "" });
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const answer = done.artifacts.find((artifact) => artifact.name === "answer")?.parts[0]?.content;
+    assert.deepEqual(answer, { $case: "text", value: "three done" });
+    // Cancelled from the other server while it runs.
+    const second = `a2a cancel ${randomUUID()}`;
+    const started = (await onA.sendMessage({ message: userMessage(second), configuration: { returnImmediately: true } } as never)) as Task;
+    await running(second, "one");
+    const canceled = await onB.cancelTask({ id: started.id, tenant: "", metadata: undefined });
+    assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+    assert.deepEqual(check.failures, []);
+    assert.ok(check.checked > 3);
+  });
+
   test("cancelled from the server that is not running it: ends cancelled within a second, its thread's lease released", async () => {
     const input = `cancel ${randomUUID()}`;
     const created = await a.client.responses.create({ model: "stateful", input, background: true });
@@ -268,37 +299,6 @@ describe("background responses on a queue shared by two servers", { skip, timeou
       background: true,
     });
     assert.equal((await settled(other.client, resumed.id)).output_text, "you answered yes");
-  });
-
-  test("A2A: a task streamed on one server is resubscribed, read and cancelled on the other (tasks in the Postgres store)", async () => {
-    const check = { checked: 0, failures: [] as string[] };
-    const [onA, onB] = [await a2aClient(a.origin, "steps", check), await a2aClient(b.origin, "steps", check)];
-    const input = `a2a ${randomUUID()}`;
-    const leaving = new AbortController();
-    let taskId = "";
-    for await (const event of onA.sendMessageStream({ message: userMessage(input) } as never, { signal: leaving.signal })) {
-      if (event.payload?.$case === "task") taskId = event.payload.value.id;
-      break;
-    }
-    leaving.abort();
-    await running(input, "one");
-    const rest: StreamResponse[] = [];
-    for await (const event of onB.resubscribeTask({ id: taskId, tenant: "" })) rest.push(event);
-    assert.equal(rest[0]?.payload?.$case, "task", "the other server gives the task first");
-    const last = rest.at(-1)!;
-    assert.equal(last.payload?.$case === "statusUpdate" ? last.payload.value.status?.state : undefined, TaskState.TASK_STATE_COMPLETED);
-    const done = await onA.getTask({ id: taskId, tenant: "" });
-    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
-    const answer = done.artifacts.find((artifact) => artifact.name === "answer")?.parts[0]?.content;
-    assert.deepEqual(answer, { $case: "text", value: "three done" });
-    // Cancelled from the other server while it runs.
-    const second = `a2a cancel ${randomUUID()}`;
-    const started = (await onA.sendMessage({ message: userMessage(second), configuration: { returnImmediately: true } } as never)) as Task;
-    await running(second, "one");
-    const canceled = await onB.cancelTask({ id: started.id, tenant: "", metadata: undefined });
-    assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
-    assert.deepEqual(check.failures, []);
-    assert.ok(check.checked > 3);
   });
 });
 

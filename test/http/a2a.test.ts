@@ -9,6 +9,7 @@ import { type AbortProbe, slowGraph } from "../fixtures/graphs.js";
 import { a2aClient, rpc, userMessage, type WireCheck } from "../helpers/a2a.js";
 import { assertA2a } from "../helpers/a2a-spec.js";
 import { eventually } from "../helpers/eventually.js";
+import { trackLiveResources } from "../helpers/live-handles.js";
 import { startDemoServer } from "../helpers/mcp.js";
 import { startTestServer } from "../helpers/server.js";
 
@@ -275,6 +276,7 @@ describe("A2A tasks: cancellation, clients that leave, keys and tenants", () => 
 
   test("CancelTask aborts a running task (its run stops, its lease goes); a client that leaves a stream does not cancel, and resubscribes", async () => {
     const check = newCheck();
+    const timers = trackLiveResources(["Timeout"], { createdBy: /\/src\/http\/a2a\// });
     const client = await a2aClient(server.origin, "slow", check, { headers: acme });
     const leaving = new AbortController();
     let taskId = "";
@@ -306,6 +308,9 @@ describe("A2A tasks: cancellation, clients that leave, keys and tenants", () => 
     await assert.rejects(async () => {
       for await (const _ of client.resubscribeTask({ id: taskId, tenant: "" }));
     }, /has ended \(canceled\)/u);
+    // The streams' keep-alive timers end with them.
+    await eventually(async () => assert.equal(timers.count(), 0, `${timers.count()} A2A timers outlive their streams`), 5_000);
+    timers.stop();
     assertValidated(check);
   });
 });

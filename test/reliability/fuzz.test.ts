@@ -6,6 +6,7 @@ import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
+import { a2aFuzzCase } from "../helpers/fuzz-a2a.js";
 import { fuzzCase, generator, responsesFuzzCase, storedObjectsFuzzCase } from "../helpers/fuzz-bodies.js";
 import { mcpFuzzCase } from "../helpers/fuzz-mcp.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
@@ -27,7 +28,7 @@ before(async () => {
     },
     { runCoordinator: new InMemoryRunCoordinator() },
   );
-  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({ mcp: true });
+  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({ mcp: true, a2a: true });
   await app.ready();
 });
 after(() => app.close());
@@ -199,4 +200,36 @@ test(`${RESPONSES_COUNT} fuzzed bodies to the MCP route: no 5xx, every answer JS
   assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
   // The fuzzer reaches past validation: some calls run a tool to its result.
   assert.ok(ran > RESPONSES_COUNT / 100, `${ran} tool results; statuses: ${JSON.stringify([...statuses])}`);
+});
+
+test(`${RESPONSES_COUNT} fuzzed bodies to the A2A endpoints: no 5xx, every answer JSON-RPC (seed ${SEED})`, {
+  timeout: 600_000,
+}, async () => {
+  const random = generator(SEED + 4);
+  const errors = new Map<number, number>();
+  let answered = 0;
+  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
+    const { payload, contentType, version } = a2aFuzzCase(random);
+    const headers: Record<string, string> = {};
+    if (contentType !== undefined) headers["content-type"] = contentType;
+    if (version !== undefined) headers["a2a-version"] = version;
+    const model = random.pick(["echo", "research", "counter"]);
+    const response = await app.inject({ method: "POST", url: `/v1/a2a/${model}`, headers, payload });
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); body: ${payload.slice(0, 300)}`;
+    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
+    if (response.statusCode === 413) continue;
+    const frames = String(response.headers["content-type"]).startsWith("text/event-stream")
+      ? response.body.split("\n\n").flatMap((frame) => /^data: (.+)$/mu.exec(frame)?.[1] ?? [])
+      : [response.body];
+    for (const frame of frames) {
+      const body = JSON.parse(frame) as { error?: { code: number } };
+      assertJsonRpc(body, where);
+      if (body.error === undefined) answered += 1;
+      else errors.set(body.error.code, (errors.get(body.error.code) ?? 0) + 1);
+    }
+  }
+  // The fuzzer reaches past validation (some messages run), and meets the errors A2A names.
+  assert.ok(answered > RESPONSES_COUNT / 50, `${answered} answers; errors: ${JSON.stringify([...errors])}`);
+  for (const code of [-32700, -32601, -32602, -32001])
+    assert.ok(errors.has(code), `error ${code} met; errors: ${JSON.stringify([...errors])}`);
 });

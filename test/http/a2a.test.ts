@@ -313,4 +313,26 @@ describe("A2A tasks: cancellation, clients that leave, keys and tenants", () => 
     timers.stop();
     assertValidated(check);
   });
+  test("a draining server starts no new task (503, Retry-After) but still answers about the tasks it has", async () => {
+    const check = newCheck();
+    const client = await a2aClient(server.origin, "echo", check, { headers: acme });
+    const task = (await client.sendMessage({ message: userMessage("before the drain") } as never)) as Task;
+    server.serve.drain();
+    const send = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } },
+    };
+    const refused = await fetch(`${server.origin}/v1/a2a/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0", ...acme },
+      body: JSON.stringify(send),
+    });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get("retry-after"), "1");
+    assert.equal(((await refused.json()) as Json).error.code, -32603);
+    assert.equal((await client.getTask({ id: task.id, tenant: "" })).status?.state, TaskState.TASK_STATE_COMPLETED);
+    assertValidated(check);
+  });
 });

@@ -22,18 +22,16 @@ import {
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { expirePendingRun } from "../../coordination/expire-pending.js";
 import { messageText, resumeItems, settingsOf } from "../../dialects/a2a/message-input.js";
 import { TaskEvents } from "../../dialects/a2a/task-events.js";
 import { interruptsOf, type TaskIds, TERMINAL_STATES, taskOf } from "../../dialects/a2a/task-view.js";
 import { parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { isServeError } from "../../errors/serve-error.js";
-import { checkpointKey } from "../../runs/interrupts/checkpoint-key.js";
 import type { TaskRecord } from "../../store/a2a-tasks.js";
-import { withDeadline } from "../../util/deadline.js";
 import type { FunctionCallItem, ResponseObject } from "../../wire/responses-response.js";
 import type { BackgroundRuns } from "../background/background-runs.js";
+import { expirePausedRun } from "../expire-paused.js";
 import { TERMINAL } from "../routes/background-routes.js";
 import { type RunRouteOptions, requestScope } from "../run-request.js";
 
@@ -291,15 +289,7 @@ export class A2aAgent implements A2ARequestHandler {
     const interrupts = state === TaskState.TASK_STATE_INPUT_REQUIRED ? interruptsOf(calls(response)) : undefined;
     if (interrupts !== undefined) {
       // Nothing runs: the paused run is ended, as one whose time to answer ran out.
-      const { registry, backendTimeoutMs } = this.options;
-      const graph = await registry.resolveGraph(this.model);
-      const stores = {
-        pendingRuns: registry.pendingRuns,
-        coordinator: registry.coordinatorOf(this.model),
-        checkpointer: graph.checkpointer,
-      };
-      const key = checkpointKey(scope, this.model, interrupts[0]!.run_id);
-      await withDeadline("the run coordinator", backendTimeoutMs * 3, expirePendingRun(stores, key));
+      await expirePausedRun(this.options, scope, this.model, interrupts[0]!.run_id);
       await this.#call(() => this.#store.tasks.advance(scope, record.id, record.responseId, { canceled: true }));
       return this.#current(scope, record.id);
     }

@@ -1,7 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ElicitResultSchema, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { expirePendingRun } from "../../coordination/expire-pending.js";
 import { elicitationFor, elicitedAnswer } from "../../dialects/mcp/elicitation.js";
 import {
   answerResult,
@@ -17,15 +16,14 @@ import { responseId } from "../../dialects/responses/response-id.js";
 import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { InvalidRequestError } from "../../errors/catalogue.js";
 import { GraphFeature } from "../../registry/features.js";
-import { checkpointKey } from "../../runs/interrupts/checkpoint-key.js";
 import { decodeBatch } from "../../runs/interrupts/interrupt-codec.js";
 import type { ResumeOf } from "../../runs/interrupts/interrupt-run.js";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import { streamRun } from "../../runs/stream-run.js";
-import { withDeadline } from "../../util/deadline.js";
 import type { ChatCompletionRequest } from "../../wire/request.js";
 import type { ClientEventWire, Usage } from "../../wire/response.js";
 import { toServeError } from "../error-mapper.js";
+import { expirePausedRun } from "../expire-paused.js";
 import { planResponsesRun, type ResolvedRequest, saveResponse } from "../responses-run.js";
 import { observedEvents, type RunExtras, type RunRouteOptions, requestScope, runForRequest } from "../run-request.js";
 
@@ -240,12 +238,8 @@ async function settle(call: McpCall, relay: EventRelay, body: ParsedResponsesReq
 
 /** Ends a paused run whose question was declined: as if its time to answer had run out. */
 async function expire(call: McpCall, runId: string): Promise<void> {
-  const { registry, backendTimeoutMs, checkpointScope } = call.options;
-  const graph = await registry.resolveGraph(call.model);
-  const scope = await requestScope(call.carrier.request, checkpointScope);
-  const stores = { pendingRuns: registry.pendingRuns, coordinator: registry.coordinatorOf(call.model), checkpointer: graph.checkpointer };
-  // A lease, a checkpoint and an index call: three backend calls' worth of deadline.
-  await withDeadline("the run coordinator", backendTimeoutMs * 3, expirePendingRun(stores, checkpointKey(scope, call.model, runId)));
+  const scope = await requestScope(call.carrier.request, call.options.checkpointScope);
+  await expirePausedRun(call.options, scope, call.model, runId);
 }
 
 /** Runs a call to completion, or says why it failed as the tool's error (never a protocol error). */

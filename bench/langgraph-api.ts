@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import path from "node:path";
 import { compare } from "./lib/load.js";
-import { ROOT, startCommand, startTarget } from "./lib/processes.js";
+import { ROOT, type Server, startCommand, startTarget } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
 import { chatBody, PROMPT } from "./lib/shared.js";
 
@@ -20,7 +20,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function langgraphApi(): Promise<Row[]> {
+/**
+ * `langgraphjs dev` serving `graph` (a path from the repository's root, `file.ts:export`) as
+ * `echo`, with `jobs` runs at a time (its default is 10) and `env` for the graph.
+ */
+export async function startLangGraph(graph: string, options: { jobs?: number; env?: Record<string, string> } = {}): Promise<Server> {
   const cli = createRequire(import.meta.url).resolve("@langchain/langgraph-cli/dist/cli/cli.mjs");
   // The server resolves graph paths against its config's folder (an absolute path is not
   // taken as one) and writes its state and a .gitignore there: a folder of its own, in the
@@ -28,9 +32,9 @@ export async function langgraphApi(): Promise<Row[]> {
   const folder = path.join(ROOT, "node_modules/.cache/chat-serve-bench-langgraph");
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
-  writeFileSync(path.join(folder, "langgraph.json"), JSON.stringify({ graphs: { echo: "../../../demo/graphs/echo.ts:graph" } }));
+  writeFileSync(path.join(folder, "langgraph.json"), JSON.stringify({ graphs: { echo: `../../../${graph}` } }));
   const port = await freePort();
-  const langgraph = await startCommand(
+  return startCommand(
     [
       process.execPath,
       cli,
@@ -41,6 +45,8 @@ export async function langgraphApi(): Promise<Row[]> {
       "127.0.0.1",
       "--no-browser",
       "--no-reload",
+      "--n-jobs-per-worker",
+      String(options.jobs ?? 10),
       "--config",
       "langgraph.json",
     ],
@@ -48,9 +54,13 @@ export async function langgraphApi(): Promise<Row[]> {
       cwd: folder,
       url: `http://127.0.0.1:${port}`,
       ready: /Server running at/u,
-      env: { LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", NO_COLOR: "1" },
+      env: { LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", NO_COLOR: "1", ...options.env },
     },
   );
+}
+
+export async function langgraphApi(): Promise<Row[]> {
+  const langgraph = await startLangGraph("demo/graphs/echo.ts:graph");
   const served = await startTarget("chat-serve");
   try {
     const result = await compare(

@@ -33,7 +33,7 @@ function streamText(body: string): { text: string; done: boolean } {
 
 /** `route` picks the floor's route: the bare stream, or the one doing the spec's required work. */
 async function measure(side: "floor" | "chat-serve", route = "stream"): Promise<Measured> {
-  const target = await startTarget(side, { slow: true });
+  const target = await startTarget(side, { graph: "slow" });
   const dispatcher = new Agent({ connections: STREAMS, pipelining: 0, headersTimeout: 120_000, bodyTimeout: 120_000 });
   try {
     const url = side === "floor" ? `${target.url}/${route}` : `${target.url}/v1/chat/completions`;

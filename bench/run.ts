@@ -9,7 +9,8 @@
 // Sections: throughput (vs the floor, 10 and 32 connections, time to first content),
 // production (API keys, rate limits and metrics vs none), streams (1,000 open streams),
 // startup, leases, workers, background (the shared queue vs foreground), langgraph (the
-// LangGraph.js API server).
+// LangGraph.js API server), models (streaming model calls from a loopback provider at 100,
+// 1,000 and 5,000 concurrent streams).
 
 import { cpus, totalmem } from "node:os";
 import { background } from "./background.js";
@@ -18,12 +19,13 @@ import { leases } from "./leases.js";
 import { settings } from "./lib/load.js";
 import { describePinning } from "./lib/processes.js";
 import { markdown, type Row } from "./lib/results.js";
+import { modelStreams } from "./model-streams.js";
 import { openStreams } from "./open-streams.js";
 import { startup } from "./startup.js";
 import { production, throughput } from "./throughput.js";
 import { workers } from "./workers.js";
 
-type Section = () => Promise<Row[] | { rows: Row[]; notes: string[] }>;
+type Section = () => Promise<Row[] | { rows: Row[]; notes: string[]; tables?: string[] }>;
 
 const SECTIONS: Record<string, Section> = {
   throughput,
@@ -34,6 +36,7 @@ const SECTIONS: Record<string, Section> = {
   workers,
   background,
   langgraph: langgraphApi,
+  models: modelStreams,
 };
 
 const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
@@ -49,6 +52,7 @@ console.log(`${settings.rounds} rounds of ${settings.seconds} s per side; ${desc
 
 const rows: Row[] = [];
 const notes: string[] = [];
+const tables: string[] = [];
 for (const [name, section] of Object.entries(SECTIONS)) {
   if (only !== undefined && !only.includes(name)) continue;
   const started = performance.now();
@@ -59,6 +63,7 @@ for (const [name, section] of Object.entries(SECTIONS)) {
     else {
       rows.push(...result.rows);
       notes.push(...result.notes);
+      tables.push(...(result.tables ?? []));
     }
   } catch (error) {
     notes.push(`${name} failed: ${(error as Error).message.split("\n")[0]}`);
@@ -68,6 +73,7 @@ for (const [name, section] of Object.entries(SECTIONS)) {
 
 console.log();
 console.log(markdown(rows));
+for (const table of tables) console.log(`\n${table}`);
 for (const note of notes) console.log(`\n- ${note}`);
 console.log("\nThroughput and latency are medians over the rounds; a ratio is the median per-round ratio (its range in brackets).");
 process.exit(0);

@@ -9,7 +9,10 @@
 //   chat-serve  chat-serve serving the same graph under /v1
 //   production  chat-serve with API keys, rate limits (never reached) and metrics all on
 //
-// With `slow`, the graph's model waits between streamed words (open-stream memory).
+// With `slow`, the graph's model waits between streamed words (open-stream memory); with
+// `provider`, the graph is bench/graphs/provider-chat.ts, whose `ChatOpenAI` streams from the
+// loopback provider at BENCH_PROVIDER_URL (the `models` section). The graph is served as
+// `echo` whichever it is, so that every section sends the same model name.
 // It prints `listening <url>` and answers IPC messages: `memory` (heap after a full GC, RSS,
 // peak RSS) and `exit`.
 
@@ -25,11 +28,12 @@ import Fastify from "fastify";
 import { BENCH_KEY } from "./lib/shared.js";
 
 const side = process.argv[2];
-const slow = process.argv[3] === "slow";
+const mode = process.argv[3];
 
 // The demo `echo` graph; in `slow` mode its model waits between words.
 async function benchGraph() {
-  if (!slow) return (await import("../demo/graphs/echo.js")).graph;
+  if (mode === "provider") return (await import("./graphs/provider-chat.js")).graph;
+  if (mode !== "slow") return (await import("../demo/graphs/echo.js")).graph;
   const model = new ScriptedChatModel({
     respond: (messages) => messages.at(-1)?.text ?? "",
     chunkDelayMs: Number(process.env.BENCH_CHUNK_DELAY_MS ?? 250),
@@ -121,7 +125,8 @@ async function chatServeApp(production: boolean) {
 }
 
 const app = side === "floor" ? await floorApp() : await chatServeApp(side === "production");
-const url = await app.listen({ host: "127.0.0.1", port: 0 });
+// A backlog as deep as the machine allows: the `models` section opens thousands of streams at once.
+const url = await app.listen({ host: "127.0.0.1", port: 0, backlog: 4096 });
 
 process.on("message", async (message: string) => {
   if (message === "memory") {

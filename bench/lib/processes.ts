@@ -80,9 +80,12 @@ export interface Target extends Server {
 }
 
 /** A bench target (`bench/target.ts`): the floor or chat-serve serving the echo graph. */
-export async function startTarget(side: "floor" | "chat-serve" | "production", options: { slow?: boolean } = {}): Promise<Target> {
+export async function startTarget(
+  side: "floor" | "chat-serve" | "production",
+  options: { graph?: "slow" | "provider" } = {},
+): Promise<Target> {
   const [file, args] = command(
-    [process.execPath, "--expose-gc", "--import", "tsx", "bench/target.ts", side, ...(options.slow ? ["slow"] : [])],
+    [process.execPath, "--expose-gc", "--import", "tsx", "bench/target.ts", side, ...(options.graph ? [options.graph] : [])],
     true,
   );
   const child = spawn(file, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe", "ipc"] });
@@ -127,6 +130,11 @@ export function startChatServe(args: string[], options: { pin?: boolean } = {}):
   });
 }
 
+/** The loopback model provider (bench/provider.ts), beside the load generator (not on the server core). */
+export function startProvider(env: Record<string, string>): Promise<Server> {
+  return startServer([process.execPath, "--import", "tsx", "bench/provider.ts"], { ready: /listening (\S+)\n/u, env, pin: false });
+}
+
 /** Any server command whose address is known beforehand. */
 export function startCommand(
   argv: string[],
@@ -154,33 +162,59 @@ function wrap(child: ChildProcess, url: string): Server {
   };
 }
 
+/** Resident memory of a process and every descendant, in bytes (Linux). */
+export function processTreeRss(root: number): number {
+  let total = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/u.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      total += Number(match?.[1] ?? 0) * 1024;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
+/** A process and its descendants. */
+function processTree(root: number): number[] {
+  const parents = readParents();
+  return [...parents.keys()].filter((pid) => {
+    for (let cursor: number | undefined = pid; cursor !== undefined && cursor > 1; cursor = parents.get(cursor)) {
+      if (cursor === root) return true;
+    }
+    return false;
+  });
+}
+
+function readParents(): Map<number, number> {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/u.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return parents;
+}
+
 const TICKS_PER_SECOND = 100;
 
 /** utime + stime of a process and every descendant, in milliseconds (Linux). */
 function processTreeCpuMs(root: number): number {
-  const parents = new Map<number, number>();
-  const ticks = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/u.test(entry)) continue;
-    let stat: string;
+  let ticks = 0;
+  for (const pid of processTree(root)) {
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // The command name is in parentheses and may hold spaces; the fields after it are fixed.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
-      continue;
-    }
-    // The command name is in parentheses and may hold spaces; the fields after it are fixed.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    parents.set(Number(entry), Number(fields[1]));
-    ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]));
-  }
-  let total = 0;
-  for (const [pid, value] of ticks) {
-    for (let cursor: number | undefined = pid; cursor !== undefined && cursor > 1; cursor = parents.get(cursor)) {
-      if (cursor === root) {
-        total += value;
-        break;
-      }
+      // The process ended meanwhile.
     }
   }
-  return (total * 1000) / TICKS_PER_SECOND;
+  return (ticks * 1000) / TICKS_PER_SECOND;
 }

@@ -14,6 +14,17 @@ export interface SseOptions {
   typedEvents?: boolean;
 }
 
+/**
+ * What a dialect sends for a run's events, so that no generator sits between the run and the
+ * socket: the chunks that open the stream, those each event turns into (a promise where the
+ * dialect must save something first), and those that end a stream whose run failed.
+ */
+export interface SseRender<T> {
+  first: Iterable<unknown>;
+  of(item: T): Iterable<unknown> | Promise<Iterable<unknown>>;
+  fail?(error: unknown): Iterable<unknown>;
+}
+
 function frameOf(chunk: unknown, typed: boolean): string {
   const data = `data: ${JSON.stringify(chunk)}\n\n`;
   return typed ? `event: ${(chunk as { type: string }).type}\n${data}` : data;
@@ -34,13 +45,14 @@ function drained(raw: ServerResponse): Promise<void> {
 
 /**
  * The only place that knows SSE framing: headers flushed at once, one `data:` frame per
- * chunk (with its `event:` name for typed events), the frames of one event-loop turn in
+ * chunk (the items themselves, or what `render` makes of each) with its `event:` name for
+ * typed events, the frames of one event-loop turn in
  * one write, keep-alive comments, an error frame on failure, and `data: [DONE]` at the end
  * of a chat-completions stream.
  * Returns once the response has ended or the client has gone. The keep-alive timer is this
  * function's own: one timer, pushed back by every write, cleared on every way out.
  */
-export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknown>, options: SseOptions): Promise<void> {
+export async function writeSse<T>(reply: FastifyReply, items: AsyncIterable<T>, options: SseOptions, render?: SseRender<T>): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
   // No `connection` header of our own: Node answers `keep-alive`, or `close` (and closes the
@@ -69,22 +81,32 @@ export async function writeSse(reply: FastifyReply, chunks: AsyncIterable<unknow
     pending = "";
     raw.write(frames);
   };
-  const write = async (frame: string) => {
-    if (raw.destroyed) return;
+  // A promise only when the socket is full: a token costs no promise of its own.
+  const write = (frame: string): Promise<void> | undefined => {
+    if (raw.destroyed) return undefined;
     keepAlive.refresh();
     if (pending === "") process.nextTick(flush);
     pending += frame;
-    if (raw.writableNeedDrain) await drained(raw);
+    return raw.writableNeedDrain ? drained(raw) : undefined;
   };
 
+  const send = async (chunks: Iterable<unknown>) => {
+    for (const chunk of chunks) await write(frameOf(chunk, typed));
+  };
   try {
     try {
-      for await (const chunk of chunks) {
+      if (render !== undefined) await send(render.first);
+      for await (const item of items) {
         if (raw.destroyed) break;
-        await write(frameOf(chunk, typed));
+        if (render === undefined) await write(frameOf(item, typed));
+        else {
+          const chunks = render.of(item);
+          await send(chunks instanceof Promise ? await chunks : chunks);
+        }
       }
     } catch (error) {
-      await write(`data: ${JSON.stringify(options.errorFrame(error))}\n\n`);
+      if (render?.fail === undefined) await write(`data: ${JSON.stringify(options.errorFrame(error))}\n\n`);
+      else await send(render.fail(error));
     }
     if (!typed) await write("data: [DONE]\n\n");
   } finally {

@@ -62,8 +62,16 @@ function streamModes(run: PreparedRun): ("messages" | "custom" | "values" | "too
   return modes;
 }
 
-/** Text from the streamable nodes and client events as they happen, then where the graph ended. */
-async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<RunStreamEvent | StreamEnd> {
+/**
+ * Text from the streamable nodes and client events as they happen, then what `finish` makes of
+ * where the graph ended. One generator from the graph's stream to the run's events: a stream
+ * that waits on its model holds as few suspended layers as can be.
+ */
+async function* streamGraph(
+  run: PreparedRun,
+  input: unknown,
+  finish: (end: StreamEnd) => AsyncIterable<RunStreamEvent>,
+): AsyncGenerator<RunStreamEvent> {
   const modes = streamModes(run);
   // Subgraph parts matter only for tokens and events from inside a subgraph node; the values
   // a complete response needs are the root graph's.
@@ -109,7 +117,7 @@ async function* streamGraph(run: PreparedRun, input: unknown): AsyncGenerator<Ru
     }
   }
   for (const event of toolStatuses?.closeOpen() ?? []) yield { kind: "event", event };
-  yield { kind: "end", state, streamedText, streamedReasoning };
+  yield* finish({ kind: "end", state, streamedText, streamedReasoning });
 }
 
 /**
@@ -155,15 +163,12 @@ async function* completion(run: PreparedRun, end: StreamEnd): AsyncGenerator<Run
  * Streams one run: assistant text and client events as they happen, then the final
  * assistant turn, or for an interrupt graph that paused, its batch of `graph_interrupt` calls.
  */
-export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEvent> {
-  const { interrupt } = run;
-  if (interrupt === undefined) {
-    for await (const event of streamGraph(run, run.input)) {
-      if (event.kind === "end") yield* completion(run, event);
-      else yield event;
-    }
-    return;
-  }
+export function streamRun(run: PreparedRun): AsyncGenerator<RunStreamEvent> {
+  return run.interrupt === undefined ? streamGraph(run, run.input, (end) => completion(run, end)) : streamInterruptRun(run);
+}
+
+async function* streamInterruptRun(run: PreparedRun): AsyncGenerator<RunStreamEvent> {
+  const interrupt = run.interrupt!;
   const { start } = interrupt;
   if (start.kind === "replay") {
     yield { kind: "final", output: batchOutput(interrupt.runId, start.batch), usage: undefined };
@@ -173,16 +178,12 @@ export async function* streamRun(run: PreparedRun): AsyncGenerator<RunStreamEven
   // away and closed this generator) abandons the run and deletes its checkpoint.
   let settled = false;
   try {
-    for await (const event of streamGraph(run, start.input)) {
-      if (event.kind !== "end") {
-        yield event;
-        continue;
-      }
+    yield* streamGraph(run, start.input, async function* (end) {
       const batch = await interrupt.settle();
       settled = true;
-      if (batch === undefined) yield* completion(run, event);
-      else yield { kind: "final", output: { ...batch, text: event.streamedText }, usage: run.usage.usage() };
-    }
+      if (batch === undefined) yield* completion(run, end);
+      else yield { kind: "final", output: { ...batch, text: end.streamedText }, usage: run.usage.usage() };
+    });
   } catch (error) {
     throw interrupt.failure(error);
   } finally {

@@ -165,6 +165,8 @@ describe("A2A on the demo models, through the SDK's own client", () => {
     const url = `${server.origin}/v1/a2a/echo`;
     const cases: [unknown, number, Record<string, string>?][] = [
       ["{not json", -32700],
+      ["null", -32600],
+      ["42", -32600],
       [{ jsonrpc: "2.0", id: 1, method: "NoSuchMethod", params: {} }, -32601],
       [
         {

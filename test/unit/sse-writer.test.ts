@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import Fastify from "fastify";
-import { writeSse } from "../../src/http/sse-writer.js";
+import { type SseRender, writeSse } from "../../src/http/sse-writer.js";
 
-/** Serves `chunks` through writeSse and counts the response's write() and end() calls. */
-async function responseWrites(chunks: () => AsyncIterable<unknown>): Promise<{ writes: number; body: string }> {
+/** Serves `chunks` through writeSse (through `render` when given) and counts the response's write() and end() calls. */
+async function responseWrites<T>(chunks: () => AsyncIterable<T>, render?: SseRender<T>): Promise<{ writes: number; body: string }> {
   const app = Fastify();
   let writes = 0;
   app.post("/", async (_request, reply) => {
@@ -20,10 +20,15 @@ async function responseWrites(chunks: () => AsyncIterable<unknown>): Promise<{ w
       if (chunk) writes += 1;
       return end(chunk);
     }) as typeof raw.end;
-    await writeSse(reply, chunks(), {
-      keepAliveMs: 60_000,
-      errorFrame: () => ({ error: { message: "x", type: "x", param: null, code: null } }),
-    });
+    await writeSse(
+      reply,
+      chunks(),
+      {
+        keepAliveMs: 60_000,
+        errorFrame: () => ({ error: { message: "x", type: "x", param: null, code: null } }),
+      },
+      render,
+    );
   });
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
   try {
@@ -54,4 +59,29 @@ test("frames produced in different turns are not held back for one another", asy
   });
   assert.equal(body.match(/^data: \{"index":\d+\}$/gmu)?.length, 5);
   assert.ok(writes >= 5, `expected a write per turn, saw ${writes}`);
+});
+
+test("a render turns each item into its frames, opens the stream and ends a failed one", async () => {
+  const { body } = await responseWrites(
+    async function* () {
+      yield 1;
+      yield 2;
+      throw new Error("the run failed");
+    },
+    {
+      first: [{ opened: true }],
+      // An item may need an await first (a dialect saving its answer): both forms are sent in order.
+      of: (item: number) => (item === 2 ? sleep(5).then(() => [{ item }, { item, again: true }]) : [{ item }]),
+      fail: (error) => [{ failed: (error as Error).message }],
+    },
+  );
+  const frames = body.match(/^data: .*$/gmu) ?? [];
+  assert.deepEqual(frames, [
+    'data: {"opened":true}',
+    'data: {"item":1}',
+    'data: {"item":2}',
+    'data: {"item":2,"again":true}',
+    'data: {"failed":"the run failed"}',
+    "data: [DONE]",
+  ]);
 });

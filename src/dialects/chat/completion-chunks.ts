@@ -3,29 +3,31 @@ import type { ChatCompletionChunk } from "../../wire/response.js";
 import { ChunkBuilder } from "./chunk-builder.js";
 import type { CompletionIdentity } from "./completion.js";
 
+/** The chunks that open a streamed chat completion, and those each of the run's events becomes. */
+export interface CompletionChunks {
+  first: ChatCompletionChunk[];
+  of(event: RunStreamEvent): ChatCompletionChunk[];
+}
+
 /**
  * Turns a run's events into the chunks of a streamed chat completion: the role chunk, text
  * and reasoning deltas and client events in graph order, tool calls as one delta, the finish
  * chunk, and the usage-only chunk when the client asked for it and a model reported usage.
+ * A mapping, not a generator: the SSE writer applies it as the events arrive.
  */
-export async function* toCompletionChunks(
-  events: AsyncIterable<RunStreamEvent>,
-  identity: CompletionIdentity,
-  includeUsage: boolean,
-): AsyncGenerator<ChatCompletionChunk> {
+export function completionChunks(identity: CompletionIdentity, includeUsage: boolean): CompletionChunks {
   const builder = new ChunkBuilder(identity.id, identity.created, identity.model, includeUsage);
-  yield builder.role();
-  for await (const event of events) {
-    if (event.kind === "text") {
-      yield builder.content(event.text);
-    } else if (event.kind === "reasoning") {
-      yield builder.reasoning(event.text);
-    } else if (event.kind === "event") {
-      yield builder.event(event.event);
-    } else {
-      if (event.output.toolCalls.length > 0) yield builder.toolCalls(event.output.toolCalls);
-      yield builder.finish(event.output.finishReason, event.output.annotations);
-      if (includeUsage && event.usage !== undefined) yield builder.usage(event.usage);
-    }
-  }
+  return {
+    first: [builder.role()],
+    of(event) {
+      if (event.kind === "text") return [builder.content(event.text)];
+      if (event.kind === "reasoning") return [builder.reasoning(event.text)];
+      if (event.kind === "event") return [builder.event(event.event)];
+      const chunks: ChatCompletionChunk[] = [];
+      if (event.output.toolCalls.length > 0) chunks.push(builder.toolCalls(event.output.toolCalls));
+      chunks.push(builder.finish(event.output.finishReason, event.output.annotations));
+      if (includeUsage && event.usage !== undefined) chunks.push(builder.usage(event.usage));
+      return chunks;
+    },
+  };
 }

@@ -104,7 +104,10 @@ export async function registerA2aRoutes(app: FastifyInstance, options: A2aRouteO
       } catch {
         return rpcError(reply, 200, null, -32700, "Parse error: the body is not valid JSON.");
       }
-      const { id, method } = (typeof body === "object" && body !== null ? body : {}) as { id?: unknown; method?: unknown };
+      if (typeof body !== "object" || body === null) {
+        return rpcError(reply, 200, null, -32600, "Invalid Request: the body must be a JSON-RPC request object.");
+      }
+      const { id, method } = body as { id?: unknown; method?: unknown };
       const version = String(request.headers["a2a-version"] ?? "0.3").trim() || "0.3";
       if (!(A2A_VERSIONS as readonly string[]).includes(version)) {
         return rpcError(

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type CompletionIdentity, toChatCompletion } from "../../dialects/chat/completion.js";
-import { toCompletionChunks } from "../../dialects/chat/completion-chunks.js";
+import { type CompletionChunks, completionChunks } from "../../dialects/chat/completion-chunks.js";
 import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
 import { asConversation, conversationEvents, fixedAnswer, uiChunk, withThinking } from "../../dialects/chat-ui/conversation.js";
 import { parseChatUiRequest } from "../../dialects/chat-ui/parse-chat-ui-request.js";
@@ -11,7 +11,6 @@ import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
 import type { ThreadRequest } from "../../runs/threads/run-thread.js";
 import type { ChatCompletionRequest } from "../../wire/request.js";
-import type { ChatCompletionChunk } from "../../wire/response.js";
 import { errorBody, toServeError } from "../error-mapper.js";
 import { idempotent } from "../idempotency.js";
 import { observedEvents, type RunRouteOptions, runForRequest, streamErrorBody } from "../run-request.js";
@@ -31,8 +30,9 @@ function completionId(): string {
   return `chatcmpl-${randomUUID().replaceAll("-", "")}`;
 }
 
-async function* mapChunks(chunks: AsyncIterable<ChatCompletionChunk>, map: (chunk: ChatCompletionChunk) => ChatCompletionChunk) {
-  for await (const chunk of chunks) yield map(chunk);
+/** The chunks of the `chat-ui` profile: the strict ones with client events as the UI's own. */
+function uiChunks(chunks: CompletionChunks): CompletionChunks {
+  return { first: chunks.first.map(uiChunk), of: (event) => chunks.of(event).map(uiChunk) };
 }
 
 /**
@@ -48,10 +48,12 @@ function sessionThread(body: ChatCompletionRequest): ThreadRequest | undefined {
 async function answerWith(reply: FastifyReply, options: ChatRouteOptions, identity: CompletionIdentity, stream: boolean, text: string) {
   const events: AsyncIterable<RunStreamEvent> = fixedAnswer(text);
   if (!stream) return toChatCompletion(identity, { text, toolCalls: [], annotations: [], finishReason: "stop" }, undefined);
-  await writeSse(reply, toCompletionChunks(events, identity, false), {
-    keepAliveMs: options.keepAliveMs,
-    errorFrame: (error) => errorBody(toServeError(error)),
-  });
+  await writeSse(
+    reply,
+    events,
+    { keepAliveMs: options.keepAliveMs, errorFrame: (error) => errorBody(toServeError(error)) },
+    completionChunks(identity, false),
+  );
   return reply;
 }
 
@@ -98,10 +100,15 @@ async function chatUiCompletion(request: FastifyRequest, reply: FastifyReply, op
         }
         const includeUsage = body.stream_options?.include_usage === true;
         const events = observedEvents(request, options, run, conversationEvents(streamRun(run)));
-        await writeSse(reply, mapChunks(toCompletionChunks(events, identity(), includeUsage), uiChunk), {
-          keepAliveMs: options.keepAliveMs,
-          errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
-        });
+        await writeSse(
+          reply,
+          events,
+          {
+            keepAliveMs: options.keepAliveMs,
+            errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
+          },
+          uiChunks(completionChunks(identity(), includeUsage)),
+        );
         return reply;
       },
       { resumeOf: parsed.resumeOf, thread: sessionThread(body), toolEventsByDefault: true },
@@ -134,10 +141,15 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
               return toChatCompletion(identity, output, usage);
             }
             const includeUsage = body.stream_options?.include_usage === true;
-            await writeSse(reply, toCompletionChunks(observedEvents(request, options, run, streamRun(run)), identity, includeUsage), {
-              keepAliveMs: options.keepAliveMs,
-              errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
-            });
+            await writeSse(
+              reply,
+              observedEvents(request, options, run, streamRun(run)),
+              {
+                keepAliveMs: options.keepAliveMs,
+                errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
+              },
+              completionChunks(identity, includeUsage),
+            );
             return reply;
           },
           { thread: sessionThread(body) },

@@ -6,7 +6,7 @@ import { ResponseRenderer } from "../../dialects/responses/response-renderer.js"
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { InvalidRequestError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
 import { type RunStreamEvent, streamRun } from "../../runs/stream-run.js";
-import type { ResponseObject, ResponseStreamEvent } from "../../wire/responses-response.js";
+import type { ResponseObject } from "../../wire/responses-response.js";
 import { errorBody } from "../error-mapper.js";
 import { idempotent } from "../idempotency.js";
 import { planResponsesRun, saveResponse } from "../responses-run.js";
@@ -51,19 +51,20 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
               for await (const event of streamRun(run)) await render(event);
               return renderer.response;
             }
-            async function* events(): AsyncGenerator<ResponseStreamEvent> {
-              yield* renderer.start();
-              try {
-                for await (const event of observedEvents(request, options, run, streamRun(run))) yield* await render(event);
-              } catch (error) {
-                yield* renderer.fail(streamErrorBody(request, reply, options, run, error));
-              }
-            }
-            await writeSse(reply, events(), {
-              keepAliveMs: options.keepAliveMs,
-              typedEvents: true,
-              errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
-            });
+            await writeSse(
+              reply,
+              observedEvents(request, options, run, streamRun(run)),
+              {
+                keepAliveMs: options.keepAliveMs,
+                typedEvents: true,
+                errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
+              },
+              {
+                first: renderer.start(),
+                of: (event) => (event.kind === "final" ? render(event) : renderer.render(event)),
+                fail: (error) => renderer.fail(streamErrorBody(request, reply, options, run, error)),
+              },
+            );
             return reply;
           },
           { resumeOf: parsed.resume, thread: resolved.context.thread },

@@ -73,7 +73,7 @@ export async function writeSse<T>(reply: FastifyReply, items: AsyncIterable<T>, 
   // Frames produced in the same turn of the event loop leave in one write(): they collect in
   // `pending`, and the tick queue writes them once that turn's promise jobs (the run handing
   // over whatever chunks it has ready) have run. The first frame into an empty `pending`
-  // queues that write. A full socket holds the next frame back.
+  // queues that write.
   let pending = "";
   const flush = () => {
     if (pending === "" || raw.destroyed) return;
@@ -81,34 +81,33 @@ export async function writeSse<T>(reply: FastifyReply, items: AsyncIterable<T>, 
     pending = "";
     raw.write(frames);
   };
-  // A promise only when the socket is full: a token costs no promise of its own.
-  const write = (frame: string): Promise<void> | undefined => {
-    if (raw.destroyed) return undefined;
+  const write = (frame: string): void => {
+    if (raw.destroyed) return;
     keepAlive.refresh();
     if (pending === "") process.nextTick(flush);
     pending += frame;
-    return raw.writableNeedDrain ? drained(raw) : undefined;
   };
-
-  const send = async (chunks: Iterable<unknown>) => {
-    for (const chunk of chunks) await write(frameOf(chunk, typed));
+  // The frames of one event (one to three chunks) go into `pending` together; a full socket
+  // holds back the next event. A promise only then: a token costs no promise of its own.
+  const send = (chunks: Iterable<unknown>): Promise<void> | undefined => {
+    for (const chunk of chunks) write(frameOf(chunk, typed));
+    return raw.writableNeedDrain && !raw.destroyed ? drained(raw) : undefined;
   };
   try {
     try {
       if (render !== undefined) await send(render.first);
       for await (const item of items) {
         if (raw.destroyed) break;
-        if (render === undefined) await write(frameOf(item, typed));
-        else {
-          const chunks = render.of(item);
-          await send(chunks instanceof Promise ? await chunks : chunks);
-        }
+        let chunks: Iterable<unknown> | Promise<Iterable<unknown>> = [item];
+        if (render !== undefined) chunks = render.of(item);
+        const full = send(chunks instanceof Promise ? await chunks : chunks);
+        if (full !== undefined) await full;
       }
     } catch (error) {
-      if (render?.fail === undefined) await write(`data: ${JSON.stringify(options.errorFrame(error))}\n\n`);
-      else await send(render.fail(error));
+      if (render?.fail === undefined) write(`data: ${JSON.stringify(options.errorFrame(error))}\n\n`);
+      else for (const chunk of render.fail(error)) write(frameOf(chunk, typed));
     }
-    if (!typed) await write("data: [DONE]\n\n");
+    if (!typed) write("data: [DONE]\n\n");
   } finally {
     clearInterval(keepAlive);
   }

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { median, settings } from "./lib/load.js";
+import { median, percentile, settings } from "./lib/load.js";
 import { type Server, spreadLoadGenerator, startChatServe } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
 
@@ -64,9 +64,6 @@ async function round(servers: Server[], background: boolean, log: string): Promi
   }
   return { perSecond: RUNS / seconds, delays };
 }
-
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 export async function background(): Promise<{ rows: Row[]; notes: string[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), "chat-serve-bench-"));

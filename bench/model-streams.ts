@@ -29,6 +29,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
 import { startLangGraph } from "./langgraph-api.js";
+import { percentile } from "./lib/load.js";
 import { processTreeRss, type Server, startProvider, startTarget, type Target } from "./lib/processes.js";
 import { fixed, plainRow, type Row, row } from "./lib/results.js";
 
@@ -269,8 +270,6 @@ async function measure(side: Side, streams: number, providerUrl: string): Promis
   }
 }
 
-const percentile = (values: number[], p: number) =>
-  values.length === 0 ? Number.NaN : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 const ms = (value: number) => `${fixed(value, 2)} ms`;
 const kib = (bytes: number | undefined) => (bytes === undefined ? "–" : `${fixed(bytes / 1024, 1)} KiB`);
 

@@ -11,6 +11,10 @@ export const settings = {
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** The value below which a share `p` of the values fall; NaN when there are none. */
+export const percentile = (values: number[], p: number) =>
+  values.length === 0 ? Number.NaN : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+
 export interface Load {
   url: string;
   body: unknown;

@@ -25,7 +25,7 @@ export type RunStreamEvent =
   | ({ kind: "final" } & RunResult);
 
 /** The end of the graph's stream: its last root state, and the text and reasoning already streamed. */
-export type StreamEnd = { kind: "end"; state: unknown; streamedText: string; streamedReasoning: string };
+export type StreamEnd = { state: unknown; streamedText: string; streamedReasoning: string };
 
 // LangGraph's tags for model calls that must not reach a client's stream.
 const HIDDEN_TAGS = new Set(["langsmith:nostream", "langsmith:hidden", "nostream"]);
@@ -117,7 +117,7 @@ async function* streamGraph(
     }
   }
   for (const event of toolStatuses?.closeOpen() ?? []) yield { kind: "event", event };
-  yield* finish({ kind: "end", state, streamedText, streamedReasoning });
+  yield* finish({ state, streamedText, streamedReasoning });
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ParsedResponsesRequest } from "../dialects/responses/parse-respons
 import { engineRequest, itemsToMessages } from "../dialects/responses/parse-responses-request.js";
 import { responseId } from "../dialects/responses/response-id.js";
 import type { ResponseRenderer } from "../dialects/responses/response-renderer.js";
-import { resolveStoredContext, type StoredContext, storeCall } from "../dialects/responses/stored-context.js";
+import { resolveStoredContext, type StoredContext, storeCall, storeDeadline } from "../dialects/responses/stored-context.js";
 import { toStoredItems } from "../dialects/responses/stored-items.js";
 import { InvalidRequestError, StoredObjectNotFoundError } from "../errors/catalogue.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
@@ -51,7 +51,7 @@ export async function planResponsesRun(
     parsed,
     stateful,
     responseId: plannedId,
-    timeoutMs: options.backendTimeoutMs,
+    timeoutMs: storeDeadline(registry.store, options.backendTimeoutMs),
   });
   const messages = itemsToMessages([...context.before, ...parsed.items], {
     earlier: context.before.length,
@@ -93,7 +93,7 @@ export async function saveResponse(
     ...(point === undefined ? {} : { thread: point }),
   };
   const conversationId = parsed.conversationId;
-  const saved = await storeCall(options.backendTimeoutMs, () =>
+  const saved = await storeCall(storeDeadline(options.registry.store, options.backendTimeoutMs), () =>
     options.registry.store.saveResponse(
       record,
       conversationId === undefined

@@ -1,3 +1,4 @@
+import { copyData } from "../util/copy-data.js";
 import { MemoryA2aTasks } from "./a2a-tasks.js";
 import {
   type ConversationRecord,
@@ -41,7 +42,8 @@ interface Session {
   usedAt: Date;
 }
 
-const copy = <T>(value: T): T => structuredClone(value);
+// Callers never share the records the store holds: every write and every read is a copy.
+const copy = copyData;
 
 const UNFINISHED = new Set(["queued", "in_progress"]);
 

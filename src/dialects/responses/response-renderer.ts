@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { Reasoning } from "../../runs/messages/message-reasoning.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
+import { copyData } from "../../util/copy-data.js";
 import type { ClientEventWire, Usage } from "../../wire/response.js";
 import type { CreateResponseBody } from "../../wire/responses-request.js";
 import type {
@@ -93,7 +94,7 @@ export class ResponseRenderer {
   }
 
   #snapshot(): ResponseObject {
-    return structuredClone(this.response);
+    return copyData(this.response);
   }
 
   /** The events that open the stream. */
@@ -144,7 +145,7 @@ export class ResponseRenderer {
     const item: MessageItem = { type: "message", id: itemId("msg"), role: "assistant", status: "in_progress", phase, content: [] };
     const index = this.response.output.length;
     this.response.output.push(item);
-    const events = [...this.#event("response.output_item.added", () => ({ output_index: index, item: structuredClone(item) }))];
+    const events = [...this.#event("response.output_item.added", () => ({ output_index: index, item: copyData(item) }))];
     item.content.push(emptyText());
     events.push(
       ...this.#event("response.content_part.added", () => ({ item_id: item.id, output_index: index, content_index: 0, part: emptyText() })),
@@ -181,9 +182,9 @@ export class ResponseRenderer {
         item_id: item.id,
         output_index: index,
         content_index: 0,
-        part: structuredClone(part),
+        part: copyData(part),
       })),
-      ...this.#event("response.output_item.done", () => ({ output_index: index, item: structuredClone(item) })),
+      ...this.#event("response.output_item.done", () => ({ output_index: index, item: copyData(item) })),
     );
     return events;
   }
@@ -212,7 +213,7 @@ export class ResponseRenderer {
       const index = this.response.output.length;
       this.response.output.push(item);
       this.#reasoning = { item, index };
-      events.push(...this.#event("response.output_item.added", () => ({ output_index: index, item: structuredClone(item) })));
+      events.push(...this.#event("response.output_item.added", () => ({ output_index: index, item: copyData(item) })));
       const ids = { item_id: item.id, output_index: index };
       if (reasoning.form === "summary") {
         item.summary.push({ type: "summary_text", text: "" });
@@ -263,7 +264,7 @@ export class ResponseRenderer {
       );
     }
     item.status = "completed";
-    events.push(...this.#event("response.output_item.done", () => ({ output_index: index, item: structuredClone(item) })));
+    events.push(...this.#event("response.output_item.done", () => ({ output_index: index, item: copyData(item) })));
     return events;
   }
 
@@ -322,7 +323,7 @@ export class ResponseRenderer {
       };
       const index = this.response.output.length;
       this.response.output.push(item);
-      events.push(...this.#event("response.output_item.added", () => ({ output_index: index, item: structuredClone(item) })));
+      events.push(...this.#event("response.output_item.added", () => ({ output_index: index, item: copyData(item) })));
       item.arguments = call.function.arguments;
       events.push(
         ...this.#event("response.function_call_arguments.delta", () => ({ item_id: item.id, output_index: index, delta: item.arguments })),
@@ -336,7 +337,7 @@ export class ResponseRenderer {
         })),
       );
       item.status = "completed";
-      events.push(...this.#event("response.output_item.done", () => ({ output_index: index, item: structuredClone(item) })));
+      events.push(...this.#event("response.output_item.done", () => ({ output_index: index, item: copyData(item) })));
     }
     if (usage !== undefined) this.response.usage = responsesUsage(usage);
     this.response.completed_at = Math.floor(Date.now() / 1000);

@@ -13,6 +13,11 @@ import type { InputItem } from "../../wire/responses-request.js";
 import type { ParsedResponsesRequest } from "./parse-responses-request.js";
 import { historyItems } from "./stored-items.js";
 
+/** The deadline of a call to this store: none for the in-memory store, which cannot hang. */
+export function storeDeadline(store: ConversationStore, timeoutMs: number): number {
+  return store.durable ? timeoutMs : Number.POSITIVE_INFINITY;
+}
+
 /** One store call under the deadline; any failure is `backend_unavailable`. */
 export async function storeCall<T>(timeoutMs: number, operation: () => Promise<T>): Promise<T> {
   try {

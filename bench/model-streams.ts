@@ -20,8 +20,10 @@
 // - inter-token delay added: the client's gap between two tokens − the provider's gap;
 // - server CPU per token: the server's CPU time (process tree) over the run / tokens delivered,
 //   and how busy its core was;
-// - heap and RSS per open stream: (after a full GC at the end of the ramp − before) / open
-//   streams; the gaps that span that measurement (it stops the world) are left out;
+// - heap and RSS per open stream: (after a full GC half the hold after the ramp − before) /
+//   open streams; latency counts until that measurement (it stops the world and leaves a
+//   backlog), so it covers the ramp and the streams all open together;
+// - event-loop delay p99 / max: how late a 1 ms timer in the server ran, over the same span;
 // - errors: streams that did not answer 200, broke off, or missed a token.
 // Each side runs in a fresh process pinned to the server core; the provider and the client
 // share the other cores.
@@ -30,7 +32,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
 import { startLangGraph } from "./langgraph-api.js";
 import { percentile } from "./lib/load.js";
-import { processTreeRss, type Server, startProvider, startTarget, type Target } from "./lib/processes.js";
+import { type LoopDelay, processTreeRss, type Server, startProvider, startTarget, type Target } from "./lib/processes.js";
 import { fixed, plainRow, type Row, row } from "./lib/results.js";
 
 const LEVELS = (process.env.BENCH_MODEL_STREAMS ?? "100,1000,5000").split(",").map(Number);
@@ -40,6 +42,8 @@ const MAX_RAMP_SECONDS = Number(process.env.BENCH_RAMP_SECONDS ?? 25);
 const TOKEN_RATE = Number(process.env.BENCH_TOKEN_RATE ?? 1000);
 const MIN_DELAY_MS = Number(process.env.BENCH_TOKEN_DELAY_MS ?? 20);
 const HOLD_SECONDS = Number(process.env.BENCH_HOLD_SECONDS ?? 5);
+/** Only the sides whose name holds one of these words (`floor`, `chat`, `Responses`, `LangGraph`). */
+const ONLY_SIDES = process.env.BENCH_MODEL_SIDES?.split(",").map((word) => word.trim());
 
 /** The load at one number of streams: how fast they open, and what each streams. */
 function loadAt(streams: number): { rampMs: number; delayMs: number; tokens: number } {
@@ -65,6 +69,8 @@ interface Measured {
   rssPerStream: number;
   /** Streams open when the memory was read (requests sent − streams ended). */
   openAtProbe: number;
+  /** How late the server's event loop ran its timers over the run (not for the LangGraph API server). */
+  loopDelay: LoopDelay | undefined;
   errors: number;
   firstError: string | undefined;
 }
@@ -127,10 +133,13 @@ interface StreamResult {
   error: string | undefined;
 }
 
-/** Stop-the-world windows (the memory reads) whose gaps are left out. */
-type Windows = { from: number; to: number }[];
+/**
+ * Until when latency counts: the memory read stops the world for a second and leaves a backlog
+ * behind it, the bench's doing and not the server's, so gaps from then on are left out.
+ */
+type Window = { until: number };
 
-async function oneStream(route: Route, expected: number, dispatcher: Agent, windows: Windows, onFirst: () => void): Promise<StreamResult> {
+async function oneStream(route: Route, expected: number, dispatcher: Agent, window: Window, onFirst: () => void): Promise<StreamResult> {
   const sentAt = now();
   const result: StreamResult = { ttft: undefined, gaps: [], tokens: 0, error: undefined };
   try {
@@ -174,7 +183,7 @@ async function oneStream(route: Route, expected: number, dispatcher: Agent, wind
           if (previous === undefined) {
             result.ttft = received - sentAt - (at - (arrived ?? at));
             onFirst();
-          } else if (!windows.some((window) => previous!.received <= window.to && received >= window.from)) {
+          } else if (received < window.until) {
             result.gaps.push(received - previous.received - (at - previous.sent));
           }
           previous = { sent: at, received };
@@ -193,6 +202,9 @@ interface Running {
   server: Server;
   url: string;
   memory(): Promise<{ heapUsed: number | undefined; rss: number }>;
+  /** Resets the server's event-loop delay reading, and reads it (undefined: a server that has none). */
+  resetLoopDelay(): Promise<void>;
+  loopDelay(): Promise<LoopDelay | undefined>;
   stop(): Promise<void>;
 }
 
@@ -202,12 +214,19 @@ async function start(side: Side, provider: { url: string; model: string }, strea
       jobs: streams,
       env: { BENCH_PROVIDER_URL: provider.url, BENCH_PROVIDER_MODEL: provider.model },
     });
-    return { server, url: server.url, memory: async () => ({ heapUsed: undefined, rss: processTreeRss(server.pid) }), stop: server.stop };
+    return {
+      server,
+      url: server.url,
+      memory: async () => ({ heapUsed: undefined, rss: processTreeRss(server.pid) }),
+      resetLoopDelay: async () => {},
+      loopDelay: async () => undefined,
+      stop: server.stop,
+    };
   }
   process.env.BENCH_PROVIDER_URL = provider.url;
   process.env.BENCH_PROVIDER_MODEL = provider.model;
   const target: Target = await startTarget(side === "floor + usage + abort" ? "floor" : "chat-serve", { graph: "provider" });
-  return { server: target, url: target.url, memory: target.memory, stop: target.stop };
+  return { server: target, ...target };
 }
 
 async function measure(side: Side, streams: number, providerUrl: string): Promise<Measured> {
@@ -217,20 +236,23 @@ async function measure(side: Side, streams: number, providerUrl: string): Promis
   const dispatcher = new Agent({ connections: streams + 16, pipelining: 0, headersTimeout: 600_000, bodyTimeout: 600_000 });
   try {
     // Warm the code paths (short answers of the same shape), then take the baseline.
-    const warm = await Promise.all(Array.from({ length: 16 }, () => oneStream(route, load.tokens, dispatcher, [], () => {})));
+    const warm = await Promise.all(
+      Array.from({ length: 16 }, () => oneStream(route, load.tokens, dispatcher, { until: Number.POSITIVE_INFINITY }, () => {})),
+    );
     const warmError = warm.find((result) => result.error !== undefined)?.error;
     if (warmError !== undefined) throw new Error(`${side}: ${warmError}`);
     const before = await running.memory();
+    await running.resetLoopDelay();
     const cpuBefore = running.server.cpuMs();
     const startedAt = now();
-    const windows: Windows = [];
+    const window: Window = { until: Number.POSITIVE_INFINITY };
     let firsts = 0;
     let ended = 0;
     let probe!: () => void;
     const probeTime = new Promise<void>((resolve) => (probe = resolve));
     const all = Array.from({ length: streams }, async (_, index) => {
       await sleep((index * load.rampMs) / streams);
-      const result = await oneStream(route, load.tokens, dispatcher, windows, () => {
+      const result = await oneStream(route, load.tokens, dispatcher, window, () => {
         firsts += 1;
         if (firsts === streams) probe();
       });
@@ -238,13 +260,15 @@ async function measure(side: Side, streams: number, providerUrl: string): Promis
       probe();
       return result;
     });
-    // Memory with every stream open (or, on a machine too slow to open them all before the
-    // first ends, as many as are open then).
+    // Memory with every stream open, half the hold after the last one opened (or, on a machine
+    // too slow to open them all before the first ends, as many as are open then); latency
+    // counts until then, so it covers the ramp and the streams all open together.
     await probeTime;
+    await sleep((HOLD_SECONDS * 1000) / 2);
     const openAtProbe = streams - ended;
-    windows.push({ from: now(), to: Number.POSITIVE_INFINITY });
+    window.until = now();
+    const loopDelay = await running.loopDelay();
     const open = await running.memory();
-    windows[0]!.to = now();
     const results = await Promise.all(all);
     const cpu = running.server.cpuMs() - cpuBefore;
     const wall = now() - startedAt;
@@ -261,6 +285,7 @@ async function measure(side: Side, streams: number, providerUrl: string): Promis
         open.heapUsed === undefined || before.heapUsed === undefined ? undefined : (open.heapUsed - before.heapUsed) / openAtProbe,
       rssPerStream: (open.rss - before.rss) / openAtProbe,
       openAtProbe,
+      loopDelay,
       errors: failed.length,
       firstError: failed[0]?.error,
     };
@@ -295,6 +320,7 @@ function line(measured: Measured, floor: Measured | undefined): string {
     heap,
     kib(measured.rssPerStream),
     measured.openAtProbe === measured.streams ? String(measured.streams) : `${measured.openAtProbe} of ${measured.streams}`,
+    measured.loopDelay === undefined ? "–" : `${ms(measured.loopDelay.p99)} / ${ms(measured.loopDelay.max)}`,
     measured.errors === 0 ? "0" : `${measured.errors} (${measured.firstError})`,
   ];
   return `| ${cells.map((cell) => cell.replaceAll("|", "\\|")).join(" | ")} |`;
@@ -360,19 +386,23 @@ function targetRows(level: Measured[]): Row[] {
 export async function modelStreams(): Promise<{ rows: Row[]; notes: string[]; tables: string[] }> {
   const provider = await startProvider({});
   const lines = [
-    "| streams | server | time to first token added, p50 / p99 | inter-token delay added, p50 / p99 | server CPU per token (× floor) | server core busy | heap per open stream (× floor) | RSS per open stream | open at the memory read | streams with an error |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| streams | server | time to first token added, p50 / p99 | inter-token delay added, p50 / p99 | server CPU per token (× floor) | server core busy | heap per open stream (× floor) | RSS per open stream | open at the memory read | event-loop delay p99 / max | streams with an error |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   const rows: Row[] = [];
   try {
     for (const streams of LEVELS) {
-      const sides = SIDES.filter((side) => side !== "LangGraph API server" || streams <= LANGGRAPH_MAX);
+      const sides = SIDES.filter(
+        (side) =>
+          (side !== "LangGraph API server" || streams <= LANGGRAPH_MAX) &&
+          (ONLY_SIDES === undefined || ONLY_SIDES.some((word) => side.includes(word))),
+      );
       const level: Measured[] = [];
       for (const side of sides) {
         process.stderr.write(`${streams} × ${side}… `);
         level.push(await measure(side, streams, provider.url));
       }
-      const floor = level[0];
+      const floor = level.find((measured) => measured.side === "floor + usage + abort");
       for (const measured of level) lines.push(line(measured, floor));
       rows.push(...targetRows(level));
     }

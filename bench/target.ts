@@ -14,9 +14,11 @@
 // loopback provider at BENCH_PROVIDER_URL (the `models` section). The graph is served as
 // `echo` whichever it is, so that every section sends the same model name.
 // It prints `listening <url>` and answers IPC messages: `memory` (heap after a full GC, RSS,
-// peak RSS) and `exit`.
+// peak RSS), `loop-reset` and `loop` (the event loop's delay since the reset: how long timers
+// were held back, p50 / p99 / max in ms) and `exit`.
 
 import type { ServerResponse } from "node:http";
+import { createHistogram } from "node:perf_hooks";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { HumanMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
@@ -128,14 +130,37 @@ const app = side === "floor" ? await floorApp() : await chatServeApp(side === "p
 // A backlog as deep as the machine allows: the `models` section opens thousands of streams at once.
 const url = await app.listen({ host: "127.0.0.1", port: 0, backlog: 4096 });
 
+// How late the event loop is, between `loop-reset` and `loop`: a timer every millisecond
+// records how much later than asked it ran (in µs), so a stall shows whoever causes it. The
+// full collections of a memory read are the bench's own stall, left out.
+const loopDelay = createHistogram();
+let lastTick = 0;
+let loopTimer: NodeJS.Timeout | undefined;
+
 process.on("message", async (message: string) => {
-  if (message === "memory") {
+  if (message === "loop-reset") {
+    loopDelay.reset();
+    clearInterval(loopTimer);
+    lastTick = performance.now();
+    loopTimer = setInterval(() => {
+      const now = performance.now();
+      loopDelay.record(Math.max(1, Math.round((now - lastTick - 1) * 1000)));
+      lastTick = now;
+    }, 1);
+    process.send?.({ reset: true });
+  } else if (message === "loop") {
+    clearInterval(loopTimer);
+    const ms = (microseconds: number) => microseconds / 1000;
+    process.send?.({ p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) });
+  } else if (message === "memory") {
     globalThis.gc?.();
     await new Promise((resolve) => setImmediate(resolve));
     globalThis.gc?.();
+    lastTick = performance.now();
     const { heapUsed, rss } = process.memoryUsage();
     process.send?.({ heapUsed, rss, maxRss: process.resourceUsage().maxRSS * 1024 });
   } else if (message === "exit") {
+    clearInterval(loopTimer);
     await app.close();
     process.exit(0);
   }

@@ -77,6 +77,16 @@ export interface Server {
 
 export interface Target extends Server {
   memory(): Promise<{ heapUsed: number; rss: number; maxRss: number }>;
+  /** Starts the event-loop delay reading again. */
+  resetLoopDelay(): Promise<void>;
+  /** How late the event loop ran timers since the last reset, in ms. */
+  loopDelay(): Promise<LoopDelay>;
+}
+
+export interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
 }
 
 /** A bench target (`bench/target.ts`): the floor or chat-serve serving the echo graph. */
@@ -97,6 +107,15 @@ export async function startTarget(
       child.send("memory");
       const [reply] = await once(child, "message");
       return reply as { heapUsed: number; rss: number; maxRss: number };
+    },
+    async resetLoopDelay() {
+      child.send("loop-reset");
+      await once(child, "message");
+    },
+    async loopDelay() {
+      child.send("loop");
+      const [reply] = await once(child, "message");
+      return reply as LoopDelay;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

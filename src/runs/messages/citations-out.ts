@@ -9,9 +9,12 @@ import { textBlocks } from "./message-text.js";
  * Throws CitationIndexError for indices that do not fit their block.
  */
 export function collectCitations(message: Pick<BaseMessage, "content">): UrlCitation[] {
+  const blocks = textBlocks(message);
+  // Most answers cite nothing: their text is not split into code points at all.
+  if (!blocks.some((block) => block.annotations?.some(isUrlCitation))) return [];
   const citations: UrlCitation[] = [];
   let offset = 0;
-  for (const block of textBlocks(message)) {
+  for (const block of blocks) {
     const codePoints = Array.from(block.text);
     for (const annotation of block.annotations ?? []) {
       if (!isUrlCitation(annotation)) continue;

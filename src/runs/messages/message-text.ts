@@ -26,6 +26,8 @@ export function textBlocks(message: Pick<BaseMessage, "content">): TextBlock[] {
 
 /** The visible text of a message: its text blocks joined without separators. */
 export function messageText(message: Pick<BaseMessage, "content">): string {
+  // A streamed token's content is usually a plain string.
+  if (typeof message.content === "string") return message.content;
   return textBlocks(message)
     .map((block) => block.text)
     .join("");

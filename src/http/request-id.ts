@@ -24,6 +24,8 @@ function headerValues(request: Pick<IncomingMessage, "rawHeaders" | "headers">, 
  * Takes the raw request, so it can be fastify's `genReqId`.
  */
 export function requestIdOf(raw: Pick<IncomingMessage, "rawHeaders" | "headers">): string {
+  // Most requests send none: the raw headers are read only when one came.
+  if (raw.headers["x-request-id"] === undefined) return randomUUID();
   const values = headerValues(raw, "x-request-id");
   const [value] = values;
   if (values.length === 1 && value !== undefined && PRINTABLE_ASCII.test(value)) return value;

@@ -11,6 +11,7 @@ export function copyData<T>(value: T): T {
 function copyValue(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map(copyValue);
+  if (value instanceof Date) return new Date(value.getTime());
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
   const copy: Record<string, unknown> = {};

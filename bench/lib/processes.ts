@@ -101,22 +101,19 @@ export async function startTarget(
   const child = spawn(file, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe", "ipc"] });
   const [, url] = await waitForOutput(child, /listening (\S+)\n/u);
   const server = wrap(child, url!);
+  /** One IPC question to the target and its answer. */
+  const ask = async <T>(message: string): Promise<T> => {
+    child.send(message);
+    const [reply] = await once(child, "message");
+    return reply as T;
+  };
   return {
     ...server,
-    async memory() {
-      child.send("memory");
-      const [reply] = await once(child, "message");
-      return reply as { heapUsed: number; rss: number; maxRss: number };
+    memory: () => ask<{ heapUsed: number; rss: number; maxRss: number }>("memory"),
+    resetLoopDelay: async () => {
+      await ask("loop-reset");
     },
-    async resetLoopDelay() {
-      child.send("loop-reset");
-      await once(child, "message");
-    },
-    async loopDelay() {
-      child.send("loop");
-      const [reply] = await once(child, "message");
-      return reply as LoopDelay;
-    },
+    loopDelay: () => ask<LoopDelay>("loop"),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");

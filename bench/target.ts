@@ -15,10 +15,11 @@
 // `echo` whichever it is, so that every section sends the same model name.
 // It prints `listening <url>` and answers IPC messages: `memory` (heap after a full GC, RSS,
 // peak RSS), `loop-reset` and `loop` (the event loop's delay since the reset: how long timers
-// were held back, p50 / p99 / max in ms) and `exit`.
+// were held back, p50 / p99 / max in ms), `gc` (collections by kind since the last `gc`: count
+// and pause in ms) and `exit`.
 
 import type { ServerResponse } from "node:http";
-import { createHistogram } from "node:perf_hooks";
+import { constants, createHistogram, PerformanceObserver } from "node:perf_hooks";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { HumanMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
@@ -137,6 +138,22 @@ const loopDelay = createHistogram();
 let lastTick = 0;
 let loopTimer: NodeJS.Timeout | undefined;
 
+// Garbage collections by kind (count and pause), for `gc`, which also starts the count again.
+const GC_KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks",
+};
+let collections: Record<string, { count: number; ms: number }> = {};
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = GC_KINDS[((entry as { detail?: unknown }).detail as { kind: number }).kind] ?? "other";
+    const sum = collections[kind] ?? { count: 0, ms: 0 };
+    collections[kind] = { count: sum.count + 1, ms: sum.ms + entry.duration };
+  }
+}).observe({ entryTypes: ["gc"] });
+
 process.on("message", async (message: string) => {
   if (message === "loop-reset") {
     loopDelay.reset();
@@ -152,6 +169,9 @@ process.on("message", async (message: string) => {
     clearInterval(loopTimer);
     const ms = (microseconds: number) => microseconds / 1000;
     process.send?.({ p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) });
+  } else if (message === "gc") {
+    process.send?.(collections);
+    collections = {};
   } else if (message === "memory") {
     globalThis.gc?.();
     await new Promise((resolve) => setImmediate(resolve));

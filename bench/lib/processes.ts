@@ -81,6 +81,8 @@ export interface Target extends Server {
   resetLoopDelay(): Promise<void>;
   /** How late the event loop ran timers since the last reset, in ms. */
   loopDelay(): Promise<LoopDelay>;
+  /** The garbage collections since the last call (or the start), by kind: how many and their pauses in ms. */
+  collections(): Promise<Record<string, { count: number; ms: number }>>;
 }
 
 export interface LoopDelay {
@@ -92,10 +94,19 @@ export interface LoopDelay {
 /** A bench target (`bench/target.ts`): the floor or chat-serve serving the echo graph. */
 export async function startTarget(
   side: "floor" | "chat-serve" | "production",
-  options: { graph?: "slow" | "provider" } = {},
+  options: { graph?: "slow" | "provider"; nodeOptions?: string[] } = {},
 ): Promise<Target> {
   const [file, args] = command(
-    [process.execPath, "--expose-gc", "--import", "tsx", "bench/target.ts", side, ...(options.graph ? [options.graph] : [])],
+    [
+      process.execPath,
+      "--expose-gc",
+      ...(options.nodeOptions ?? []),
+      "--import",
+      "tsx",
+      "bench/target.ts",
+      side,
+      ...(options.graph ? [options.graph] : []),
+    ],
     true,
   );
   const child = spawn(file, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe", "ipc"] });
@@ -114,6 +125,7 @@ export async function startTarget(
       await ask("loop-reset");
     },
     loopDelay: () => ask<LoopDelay>("loop"),
+    collections: () => ask<Record<string, { count: number; ms: number }>>("gc"),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");

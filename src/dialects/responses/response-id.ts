@@ -18,9 +18,8 @@ function uuidOfHex(hex: string): string {
 
 /** A fresh response ID; for a response of an interrupt run, one that names the run. */
 export function responseId(runId?: string): string {
-  const suffix = randomHex(16);
   // Other responses get a shorter ID, so it is never read as a run's.
-  return runId === undefined ? `resp_${randomHex(40)}` : `resp_${runId.replaceAll("-", "").toLowerCase()}${suffix}`;
+  return runId === undefined ? `resp_${randomHex(40)}` : `resp_${runId.replaceAll("-", "").toLowerCase()}${randomHex(16)}`;
 }
 
 /** The run ID a response ID names, or undefined for an ID this server did not make for a run. */

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { type Load, median, sample } from "./lib/load.js";
-import { describePinning, startTarget, type Target } from "./lib/processes.js";
+import { type Collections, describePinning, startTarget, type Target } from "./lib/processes.js";
 import { chatBody, PROMPT } from "./lib/shared.js";
 
 const FLOOR_CASES = ["complete", "complete-required", "stream", "stream-required"];
@@ -73,9 +73,7 @@ try {
   }
   for (const name of cases) await sample(target, load(target, name), connections, 2);
   await target.collections();
-  const results = new Map(
-    cases.map((name) => [name, [] as { requests: number; cpuUs: number; gc: Record<string, { count: number; ms: number }> }[]]),
-  );
+  const results = new Map(cases.map((name) => [name, [] as { requests: number; cpuUs: number; gc: Collections }[]]));
   for (let round = 0; round < rounds; round += 1) {
     const order = round % 2 === 0 ? cases : [...cases].reverse();
     for (const name of order) {
@@ -88,7 +86,7 @@ try {
     const requests = median(samples.map((entry) => entry.requests));
     const cpuUs = median(samples.map((entry) => entry.cpuUs));
     const served = samples.reduce((sum, entry) => sum + entry.requests * seconds, 0);
-    const kinds = new Map<string, { count: number; ms: number }>();
+    const kinds = new Map<string, Collections[string]>();
     for (const entry of samples) {
       for (const [kind, { count, ms }] of Object.entries(entry.gc)) {
         const sum = kinds.get(kind) ?? { count: 0, ms: 0 };

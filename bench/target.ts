@@ -28,6 +28,7 @@ import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph
 import { ChatServe, GraphRegistry } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
 import Fastify from "fastify";
+import type { Collections } from "./lib/processes.js";
 import { BENCH_KEY } from "./lib/shared.js";
 
 const side = process.argv[2];
@@ -145,7 +146,7 @@ const GC_KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks",
 };
-let collections: Record<string, { count: number; ms: number }> = {};
+let collections: Collections = {};
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     const kind = GC_KINDS[((entry as { detail?: unknown }).detail as { kind: number }).kind] ?? "other";

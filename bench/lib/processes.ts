@@ -82,8 +82,11 @@ export interface Target extends Server {
   /** How late the event loop ran timers since the last reset, in ms. */
   loopDelay(): Promise<LoopDelay>;
   /** The garbage collections since the last call (or the start), by kind: how many and their pauses in ms. */
-  collections(): Promise<Record<string, { count: number; ms: number }>>;
+  collections(): Promise<Collections>;
 }
+
+/** Garbage collections by kind (minor, major, …): how many, and their pauses in ms. */
+export type Collections = Record<string, { count: number; ms: number }>;
 
 export interface LoopDelay {
   p50: number;
@@ -125,7 +128,7 @@ export async function startTarget(
       await ask("loop-reset");
     },
     loopDelay: () => ask<LoopDelay>("loop"),
-    collections: () => ask<Record<string, { count: number; ms: number }>>("gc"),
+    collections: () => ask<Collections>("gc"),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");

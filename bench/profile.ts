@@ -20,7 +20,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { type Load, median, sample } from "./lib/load.js";
 import { type Collections, describePinning, startTarget, type Target } from "./lib/processes.js";
-import { chatBody, PROMPT } from "./lib/shared.js";
+import { chatBody, PROMPT, responsesBody } from "./lib/shared.js";
 
 const FLOOR_CASES = ["complete", "complete-required", "stream", "stream-required"];
 const SERVED_CASES = ["chat", "chat-stream", "responses", "responses-stream", "responses-nostore"];
@@ -50,7 +50,7 @@ function load(target: Target, name: string): Load {
   if (name.startsWith("chat")) return { url: `${target.url}/v1/chat/completions`, body: chatBody(streamed) };
   return {
     url: `${target.url}/v1/responses`,
-    body: { model: "echo", stream: streamed, input: PROMPT, ...(name.endsWith("nostore") ? { store: false } : {}) },
+    body: { ...responsesBody(streamed), ...(name.endsWith("nostore") ? { store: false } : {}) },
   };
 }
 
@@ -67,7 +67,7 @@ try {
       connections,
       amount: prefill,
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "echo", input: PROMPT }),
+      body: JSON.stringify(responsesBody(false)),
     });
     console.log(`prefilled: ${result.requests.total} responses stored (${result.non2xx + result.errors} failed)`);
   }

@@ -6,12 +6,10 @@ import { Agent, request } from "undici";
 import { type Comparison, compare, median, sample } from "./lib/load.js";
 import { startTarget, type Target } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
-import { BENCH_KEY, chatBody, FIRST_TEXT, PROMPT } from "./lib/shared.js";
+import { BENCH_KEY, chatBody, FIRST_TEXT, PROMPT, responsesBody } from "./lib/shared.js";
 
 /** Rounds of the required-work comparisons (BENCH_REQUIRED_ROUNDS, default 11). */
 const REQUIRED_WORK_ROUNDS = Number(process.env.BENCH_REQUIRED_ROUNDS ?? 11);
-
-const responsesBody = (stream: boolean) => ({ model: "echo", stream, input: PROMPT });
 
 function comparisonRows(
   area: string,

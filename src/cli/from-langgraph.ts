@@ -6,7 +6,7 @@ import { defaultDescription, LANGGRAPH_JSON, readLangGraphJson } from "../config
 import { ModuleLoader } from "../config/module-loader.js";
 import { UserError } from "../errors/catalogue.js";
 import { loadModuleReference } from "../server/module-reference.js";
-import { chatServeDependency, placeChatServe, type ScaffoldResult } from "./scaffold.js";
+import { chatServeDependency, placeChatServe, rangeFor, type ScaffoldResult } from "./scaffold.js";
 
 const CONFIG_FILE = "chat-serve.config.ts";
 
@@ -30,7 +30,18 @@ export async function initFromLangGraph(dir: string, from: string, force: boolea
     const reference = `./${path.relative(dir, path.resolve(baseDir, graph.reference)).split(path.sep).join("/")}`;
     const description = graph.description ?? (await ownDescription(graph.reference, baseDir, modules)) ?? defaultDescription(id, graph);
     const key = /^[A-Za-z_$][\w$]*$/u.test(id) ? id : JSON.stringify(id);
-    entries.push(`    ${key}: {\n      graph: ${JSON.stringify(reference)},\n      description: ${JSON.stringify(description)},\n    },`);
+    entries.push(
+      [
+        `    ${key}: {`,
+        `      graph: ${JSON.stringify(reference)},`,
+        `      description: ${JSON.stringify(description)},`,
+        // What the project got with langgraph.json alone (docs/configuration.md says each).
+        '      streamableNodeNames: "auto",',
+        '      features: ["CLIENT_EVENTS", "INTERRUPTS"],',
+        "      events: { tools: true },",
+        "    },",
+      ].join("\n"),
+    );
   }
   const env = project.env === undefined ? [] : envLines(project.env.from, project.env.variables, path.relative(dir, baseDir));
   const text = [
@@ -47,7 +58,7 @@ export async function initFromLangGraph(dir: string, from: string, force: boolea
     "});",
     "",
   ].join("\n");
-  const result: ScaffoldResult = { dir, written: [], overwritten: [] };
+  const result: ScaffoldResult = { dir, written: [], overwritten: [], updated: [] };
   if (existsSync(configFile)) result.overwritten.push(CONFIG_FILE);
   await writeFile(configFile, text);
   result.written.push(CONFIG_FILE);
@@ -97,10 +108,10 @@ async function addToPackageJson(dir: string, result: ScaffoldResult): Promise<vo
     dependencies?: Record<string, string>;
     scripts?: Record<string, string>;
   };
-  manifest.dependencies = { ...manifest.dependencies, "chat-serve": source.range };
+  manifest.dependencies = { ...manifest.dependencies, "chat-serve": rangeFor(dir, source) };
   manifest.scripts = { serve: "chat-serve start", ...manifest.scripts };
   await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
-  result.overwritten.push("package.json");
+  (result.updated ??= []).push("package.json");
   result.written.push("package.json");
   await placeChatServe(dir, source, result);
 }

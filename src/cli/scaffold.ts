@@ -86,7 +86,7 @@ async function versionRanges(): Promise<{ ranges: Record<string, string>; source
 function originText(source: ChatServeSource): string {
   switch (source.kind) {
     case "checkout":
-      return `This project gets chat-serve from the checkout at \`${source.root}\` (a \`file:\` dependency; \`.npmrc\` installs it as a packed copy). Rebuild that checkout (\`npm run build\` there) and run \`npm install\` here to pick up its changes; to use the published package instead, set \`"chat-serve"\` in package.json to a version range.`;
+      return `This project gets chat-serve from a checkout of it (a \`file:\` dependency on its folder; \`.npmrc\` installs it as a packed copy). Rebuild that checkout (\`npm run build\` there) and run \`npm install\` here to pick up its changes; to use the published package instead, set \`"chat-serve"\` in package.json to a version range.`;
     case "tarball":
       return `This project gets chat-serve from \`${source.fileName}\`, a packed copy kept in this folder (copied from \`${source.tarball}\`). To upgrade, replace that file and run \`npm install\`; to use the published package instead, set \`"chat-serve"\` in package.json to a version range and delete the file.`;
     case "registry":
@@ -97,7 +97,20 @@ function originText(source: ChatServeSource): string {
 export interface ScaffoldResult {
   dir: string;
   written: string[];
+  /** Files that were there and were replaced. */
   overwritten: string[];
+  /** Files that were there and had something added (package.json's dependency, a line of .npmrc). */
+  updated?: string[];
+}
+
+/**
+ * The dependency range a project in `dir` gets: a checkout is named by its path relative to the
+ * project, so package.json holds no absolute path of this machine.
+ */
+export function rangeFor(dir: string, source: ChatServeSource): string {
+  if (source.kind !== "checkout") return source.range;
+  const relative = path.relative(path.resolve(dir), source.root).split(path.sep).join("/") || ".";
+  return `file:${relative.startsWith(".") ? relative : `./${relative}`}`;
 }
 
 /**
@@ -133,6 +146,7 @@ export async function scaffold(dir: string, template: string, force: boolean): P
       for (const field of ["dependencies", "devDependencies"] as const) {
         const deps = manifest[field] as Record<string, string>;
         for (const dependency of Object.keys(deps)) deps[dependency] = ranges[dependency] ?? deps[dependency]!;
+        if (deps["chat-serve"] !== undefined) deps["chat-serve"] = rangeFor(dir, chatServe);
       }
       await writeFile(destination, `${JSON.stringify(manifest, null, 2)}\n`);
     } else if (file === "README.md") {
@@ -172,7 +186,7 @@ export async function placeChatServe(dir: string, chatServe: ChatServeSource, re
     const existing = existsSync(npmrc) ? await readFile(npmrc, "utf8") : undefined;
     if (existing?.split("\n").includes(line)) return;
     await writeFile(npmrc, existing === undefined ? `${line}\n` : `${existing.replace(/\n?$/u, "\n")}${line}\n`);
-    (existing === undefined ? result.written : result.overwritten).push(".npmrc");
-    if (existing !== undefined) result.written.push(".npmrc");
+    if (existing !== undefined) (result.updated ??= []).push(".npmrc");
+    result.written.push(".npmrc");
   }
 }

@@ -19,7 +19,7 @@ const valueOrReference = (what: string) =>
 const graphEntrySchema = z.strictObject({
   graph: valueOrReference("a graph, a StateGraph or a factory"),
   description: z.string("is required: a sentence that tells users what the model does").trim().min(1, "must not be empty"),
-  streamableNodeNames: z.array(z.string().min(1)).optional(),
+  streamableNodeNames: z.union([z.literal("auto"), z.array(z.string().min(1))], { error: 'must be a list of node names or "auto"' }).optional(),
   features: z.array(z.string()).optional(),
   clientSettings: valueOrReference("client settings made with defineClientSettings").optional(),
   contextFactory: valueOrReference("a function").optional(),
@@ -198,7 +198,8 @@ type Referable<T> = T | ModuleReference;
 export interface GraphEntryConfig {
   graph: Referable<GraphConfigInput["graph"]>;
   description: string;
-  streamableNodeNames?: string[];
+  /** Nodes whose model output is the answer; `"auto"`: every node but tool nodes and middleware hooks. */
+  streamableNodeNames?: string[] | "auto";
   features?: ("CLIENT_EVENTS" | "INTERRUPTS" | "client_events" | "interrupts")[];
   clientSettings?: Referable<NonNullable<GraphConfigInput["clientSettings"]>>;
   runCoordinator?: Referable<NonNullable<GraphConfigInput["runCoordinator"]>>;

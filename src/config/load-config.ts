@@ -94,15 +94,26 @@ export async function loadConfig(
   }
 }
 
+/**
+ * What a `langgraph.json` graph gets, as `langgraph dev` serves it: tokens stream from every node
+ * but tool nodes and middleware hooks, custom events and tool statuses reach the client, and
+ * `interrupt()` pauses the run. A `chat-serve.config.ts` (`init --from langgraph.json`) changes them.
+ */
+export const LANGGRAPH_DEFAULTS = {
+  streamableNodeNames: "auto",
+  features: ["CLIENT_EVENTS", "INTERRUPTS"],
+  events: { tools: true },
+} as const;
+
 /** A LangGraph project's `langgraph.json` as a config: each graph a model, the defaults for the rest. */
 function fromLangGraphJson(filepath: string, displayPath: string, modules: ModuleLoader): LoadedConfig {
   const project = readLangGraphJson(filepath, displayPath);
   applyLangGraphEnv(project);
   const defaultDescriptions = new Set<string>();
-  const graphs: Record<string, { graph: string; description: string }> = {};
+  const graphs: Record<string, Record<string, unknown>> = {};
   for (const [id, graph] of Object.entries(project.graphs)) {
     if (graph.description === undefined) defaultDescriptions.add(id);
-    graphs[id] = { graph: graph.reference, description: graph.description ?? defaultDescription(id, graph) };
+    graphs[id] = { graph: graph.reference, description: graph.description ?? defaultDescription(id, graph), ...LANGGRAPH_DEFAULTS };
   }
   try {
     return { filepath, displayPath, config: configSchema.parse({ graphs }), modules, langgraph: { project, defaultDescriptions } };

@@ -18,8 +18,12 @@ export interface GraphConfigInput {
   graph: GraphSource;
   /** Advertised in the model list and retrieval. */
   description: string;
-  /** Nodes whose streamed assistant message chunks are forwarded as assistant text. */
-  streamableNodeNames?: Iterable<string>;
+  /**
+   * Nodes whose streamed assistant message chunks are forwarded as assistant text. `"auto"`:
+   * every node of the graph except its tool nodes (`ToolNode`) and `createAgent`'s middleware
+   * hooks (`<middleware>.before_model` and the like), the default of a `langgraph.json` project.
+   */
+  streamableNodeNames?: Iterable<string> | "auto";
   /** Optional behaviours: `CLIENT_EVENTS`, `INTERRUPTS`. */
   features?: Iterable<GraphFeature | Lowercase<GraphFeature>>;
   /** Public settings a client may set per request (`defineClientSettings`). */
@@ -69,6 +73,8 @@ export interface GraphConfig {
   readonly graph: GraphSource;
   readonly description: string;
   readonly streamableNodeNames: readonly string[];
+  /** `streamableNodeNames: "auto"`: the registry fills the list from the compiled graph. */
+  readonly autoStreamableNodes: boolean;
   readonly features: ReadonlySet<GraphFeature>;
   readonly clientSettings?: ClientSettingsModel;
   readonly contextFactory?: ContextFactory;
@@ -127,7 +133,9 @@ const graphConfigSchema = z.strictObject({
     "must be a compiled graph, a StateGraph or a factory function",
   ),
   description: z.string("must be a string").trim().min(1, "must not be empty"),
-  streamableNodeNames: iterableOf(z.string().min(1)).optional(),
+  streamableNodeNames: z
+    .union([z.literal("auto"), iterableOf(z.string().min(1))], { error: 'must be a list of node names or "auto"' })
+    .optional(),
   features: iterableOf(featureSchema).optional(),
   clientSettings: z
     .custom<ClientSettingsModel>(ClientSettings.isClientSettings, "must be made with defineClientSettings(z.strictObject({...}))")
@@ -161,7 +169,8 @@ export function parseGraphConfig(input: unknown): GraphConfig {
   return Object.freeze({
     graph: parsed.graph,
     description: parsed.description,
-    streamableNodeNames: Object.freeze([...new Set(parsed.streamableNodeNames ?? [])]),
+    streamableNodeNames: Object.freeze(parsed.streamableNodeNames === "auto" ? [] : [...new Set(parsed.streamableNodeNames ?? [])]),
+    autoStreamableNodes: parsed.streamableNodeNames === "auto",
     features: new Set(parsed.features ?? []) as ReadonlySet<GraphFeature>,
     clientSettings: parsed.clientSettings,
     contextFactory: parsed.contextFactory as ContextFactory | undefined,

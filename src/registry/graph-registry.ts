@@ -16,7 +16,7 @@ import { prepareInterruptGraph } from "./interrupt-support.js";
 import { modelIdProblem } from "./model-id.js";
 import { resolveGraphSource } from "./resolve-graph.js";
 import type { ServableGraph } from "./servable-graph.js";
-import { nodeNamesOf, withCheckpointer } from "./servable-graph.js";
+import { answerNodesOf, nodeNamesOf, withCheckpointer } from "./servable-graph.js";
 
 /** Defaults for the graphs of a registry. */
 export interface GraphRegistryOptions {
@@ -182,6 +182,9 @@ export class GraphRegistry {
         let graph = resolved;
         checkContextSchema({ model: name, ...entry.config }, graph);
         checkStreamableNodes(name, entry.config.streamableNodeNames, graph);
+        if (entry.config.autoStreamableNodes) {
+          entry.config = Object.freeze({ ...entry.config, streamableNodeNames: Object.freeze(answerNodesOf(graph)) });
+        }
         const ownCheckpointer = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
         if (entry.config.features.has(GraphFeature.INTERRUPTS) || entry.config.threads) {
           this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();

@@ -12,12 +12,24 @@ export async function resolveGraphSource(modelId: string, source: GraphSource): 
     value = await (value as () => unknown)();
   }
   if (isGraphBuilder(value)) value = value.compile();
+  value = unwrapAgent(value);
   if (!isServableGraph(value)) {
     throw new GraphConfigurationError(
       `the graph of model '${modelId}' must be a compiled graph, a StateGraph or a factory returning one (got ${describe(value)})`,
     );
   }
   return value;
+}
+
+/**
+ * LangChain v1's `createAgent` returns a `ReactAgent`: a wrapper whose `graph` is the compiled
+ * graph it runs. The wrapper is served as that graph, as the LangGraph API server does: its
+ * default config is baked into the graph, and its tools, middleware and interrupts are nodes of it.
+ */
+function unwrapAgent(value: unknown): unknown {
+  if (isServableGraph(value) || typeof value !== "object" || value === null) return value;
+  const inner = (value as { graph?: unknown }).graph;
+  return isServableGraph(inner) ? inner : value;
 }
 
 /** What a value that is not a graph is, in a few words: its class, or its type. */

@@ -41,6 +41,25 @@ export function nodeNamesOf(graph: ServableGraph): Set<string> {
   return names;
 }
 
+/** createAgent's middleware hooks: nodes that run around the model call, not the model's answer. */
+const MIDDLEWARE_HOOK = /\.(before_agent|before_model|after_model|after_agent)$/u;
+
+/**
+ * The nodes whose model output is the answer, for `streamableNodeNames: "auto"`: every node of
+ * the root graph (a subgraph node brings the nodes inside it) except tool nodes, whose messages
+ * are tool results, and `createAgent`'s middleware hooks.
+ */
+export function answerNodesOf(graph: ServableGraph): string[] {
+  const nodes = (graph as { nodes?: Record<string, { bound?: unknown }> }).nodes ?? {};
+  return Object.entries(nodes)
+    .filter(([name, node]) => {
+      if (name.startsWith("__") || MIDDLEWARE_HOOK.test(name)) return false;
+      const runnable = node?.bound as { constructor?: { name?: string } } | undefined;
+      return runnable?.constructor?.name !== "ToolNode";
+    })
+    .map(([name]) => name);
+}
+
 /** A StateGraph (or any builder) that still needs `compile()`. */
 export function isGraphBuilder(value: unknown): value is { compile(options?: object): unknown } {
   return (

@@ -109,9 +109,10 @@ export async function prepareRun(
   request: ChatCompletionRequest,
   context: RunRequestContext,
 ): Promise<PreparedRun> {
-  const config = registry.getGraph(request.model);
-  assertFormatHonoured(request, config);
+  assertFormatHonoured(request, registry.getGraph(request.model));
   let graph = await registry.resolveGraph(request.model);
+  // Read after resolving: `streamableNodeNames: "auto"` is filled from the compiled graph.
+  const config = registry.getGraph(request.model);
   const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request, context.caller ?? {});
   const timeoutMs = context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
   const usage = new UsageCollector();

@@ -70,8 +70,9 @@ describe("a LangGraph project's langgraph.json", () => {
     assert.deepEqual(
       JSON.parse(models.stdout).map((row: { id: string; features: string[] }) => [row.id, row.features]),
       [
-        ["agent", []],
-        ["notes", ["threads"]],
+        // As `langgraph dev` serves them: custom events and interrupts on (see docs/configuration.md).
+        ["agent", ["client_events", "interrupts"]],
+        ["notes", ["client_events", "interrupts", "threads"]],
       ],
     );
     assert.match(models.stderr, /langgraph read 2 graphs/u);
@@ -123,13 +124,16 @@ describe("a LangGraph project's langgraph.json", () => {
     assert.equal(init.code, 0, init.stderr);
     assert.match(
       init.stdout,
-      /configured the LangGraph project in \. for chat-serve\n {2}chat-serve\.config\.ts\n {2}package\.json \(overwritten\)/u,
+      /configured the LangGraph project in \. for chat-serve\n {2}chat-serve\.config\.ts\n {2}package\.json \(added to\)\n/u,
     );
     const config = readFileSync(path.join(project, "chat-serve.config.ts"), "utf8");
     assert.match(config, /agent: \{\n {6}graph: "\.\/src\/agent\.ts:graph",/u);
     assert.match(config, /description: "Remembers what you told it earlier in the conversation\."/u);
     const manifest = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8"));
-    assert.equal(manifest.dependencies["chat-serve"], `file:${REPO_ROOT.replace(/\/$/u, "")}`);
+    // No absolute path of this machine: the checkout, relative to the project.
+    assert.equal(manifest.dependencies["chat-serve"], `file:${path.relative(project, REPO_ROOT)}`);
+    assert.doesNotMatch(readFileSync(path.join(project, "package.json"), "utf8"), new RegExp(REPO_ROOT.replace(/\/$/u, "")));
+    assert.match(config, /streamableNodeNames: "auto",\n {6}features: \["CLIENT_EVENTS", "INTERRUPTS"\],\n {6}events: \{ tools: true \},/u);
     assert.equal(manifest.scripts.serve, "chat-serve start");
     // Run again, it refuses to write over the config it wrote.
     const again = await runCli(["init", "--from", "langgraph.json"], { cwd: project });

@@ -28,7 +28,11 @@ export async function initCommand(dir: string | undefined, options: InitOptions)
       : `${chalk.green("created")} a chat-serve project in ${shown}\n`,
   );
   for (const file of result.written) {
-    const note = result.overwritten.includes(file) ? chalk.yellow(" (overwritten)") : "";
+    const note = result.overwritten.includes(file)
+      ? chalk.yellow(" (overwritten)")
+      : result.updated?.includes(file)
+        ? chalk.dim(" (added to)")
+        : "";
     process.stdout.write(`  ${file}${note}\n`);
   }
   const steps = [

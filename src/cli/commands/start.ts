@@ -190,7 +190,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     if (workers > 1 && keepsState.length > 0 && (!backends.durable || !backends.distributed)) {
       await backends.close();
       throw new UserError(
-        `--workers ${workers}: model '${keepsState[0]}' keeps state between requests (interrupts or threads), which the processes must share: set checkpointer to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.displayPath}`,
+        `--workers ${workers}: model '${keepsState[0]}' keeps state between requests (interrupts or threads), which the processes must share: set checkpointer to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.langgraph === undefined ? loaded.displayPath : "a chat-serve.config.ts ('chat-serve init --from langgraph.json' writes one)"}`,
       );
     }
     const { checkpointer, coordinator } = loaded.config;

@@ -1,11 +1,11 @@
 import { defineConfig } from "chat-serve";
 
 // The demo models of this repository. They need no API key and no external service:
-// `npx chat-serve start` serves them on http://127.0.0.1:8000/v1.
+// `npm start` serves them on http://127.0.0.1:8000/v1.
 export default defineConfig({
   server: { host: "127.0.0.1", port: 8000, prefix: "/v1" },
   // Interrupt runs, threads and stored responses live in this process's memory. For several
-  // processes, see the README.
+  // processes, see docs/production.md ("Several processes and hosts").
   checkpointer: { kind: "memory" },
   coordinator: { kind: "memory" },
   graphs: {
@@ -55,6 +55,6 @@ export default defineConfig({
       description: "Research with depth 5, for clients that cannot send settings.",
     },
   },
-  // The same models for chat UIs such as Open WebUI: http://127.0.0.1:8000/ui/v1 (see the README).
+  // The same models for chat UIs such as Open WebUI: http://127.0.0.1:8000/ui/v1 (see docs/chat-frontends.md).
   profiles: { "chat-ui": { prefix: "/ui/v1" } },
 });

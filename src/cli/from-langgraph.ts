@@ -111,7 +111,7 @@ async function addToPackageJson(dir: string, result: ScaffoldResult): Promise<vo
   manifest.dependencies = { ...manifest.dependencies, "chat-serve": rangeFor(dir, source) };
   manifest.scripts = { serve: "chat-serve start", ...manifest.scripts };
   await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
-  (result.updated ??= []).push("package.json");
+  result.updated.push("package.json");
   result.written.push("package.json");
   await placeChatServe(dir, source, result);
 }

@@ -50,5 +50,5 @@ export function langGraphNote(loaded: LoadedConfig): string | undefined {
     parts.push(`env from ${project.env.from} (${variables} variable${variables === 1 ? "" : "s"}; those already set keep their value)`);
   }
   const ignored = project.ignoredKeys.length === 0 ? "" : `; ignored: ${project.ignoredKeys.join(", ")}`;
-  return `${chalk.cyan("langgraph")} read ${parts.join(", ")} from ${loaded.displayPath}${ignored}. For auth, limits, events and the rest, write a chat-serve.config.ts: ${chalk.cyan("chat-serve init --from langgraph.json")}`;
+  return `${chalk.cyan("langgraph")} read ${parts.join(", ")} from ${loaded.displayPath}${ignored}. For API keys, limits, a Postgres checkpointer and the rest, write a chat-serve.config.ts: ${chalk.cyan("chat-serve init --from langgraph.json")}`;
 }

@@ -100,7 +100,7 @@ export interface ScaffoldResult {
   /** Files that were there and were replaced. */
   overwritten: string[];
   /** Files that were there and had something added (package.json's dependency, a line of .npmrc). */
-  updated?: string[];
+  updated: string[];
 }
 
 /**
@@ -134,7 +134,7 @@ export async function scaffold(dir: string, template: string, force: boolean): P
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/gu, "-") || "chat-serve-app";
   const { ranges, source: chatServe } = await versionRanges();
-  const result: ScaffoldResult = { dir, written: [], overwritten: [] };
+  const result: ScaffoldResult = { dir, written: [], overwritten: [], updated: [] };
   for (const file of await listFiles(source)) {
     const target = path.join(path.dirname(file), RENAMED[path.basename(file)] ?? path.basename(file));
     const destination = path.join(dir, target);
@@ -186,7 +186,7 @@ export async function placeChatServe(dir: string, chatServe: ChatServeSource, re
     const existing = existsSync(npmrc) ? await readFile(npmrc, "utf8") : undefined;
     if (existing?.split("\n").includes(line)) return;
     await writeFile(npmrc, existing === undefined ? `${line}\n` : `${existing.replace(/\n?$/u, "\n")}${line}\n`);
-    if (existing !== undefined) (result.updated ??= []).push(".npmrc");
+    if (existing !== undefined) result.updated.push(".npmrc");
     result.written.push(".npmrc");
   }
 }

@@ -19,7 +19,9 @@ const valueOrReference = (what: string) =>
 const graphEntrySchema = z.strictObject({
   graph: valueOrReference("a graph, a StateGraph or a factory"),
   description: z.string("is required: a sentence that tells users what the model does").trim().min(1, "must not be empty"),
-  streamableNodeNames: z.union([z.literal("auto"), z.array(z.string().min(1))], { error: 'must be a list of node names or "auto"' }).optional(),
+  streamableNodeNames: z
+    .union([z.literal("auto"), z.array(z.string().min(1))], { error: 'must be a list of node names or "auto"' })
+    .optional(),
   features: z.array(z.string()).optional(),
   clientSettings: valueOrReference("client settings made with defineClientSettings").optional(),
   contextFactory: valueOrReference("a function").optional(),

@@ -64,10 +64,7 @@ export async function loadConfig(
     cache: false,
   });
 
-  const filepath =
-    options.configPath !== undefined
-      ? path.resolve(cwd, options.configPath)
-      : [...CONFIG_FILE_NAMES, LANGGRAPH_JSON].map((name) => path.join(cwd, name)).find((candidate) => existsSync(candidate));
+  const filepath = findConfigFile(options.configPath, cwd);
   if (filepath === undefined) {
     throw new ConfigError(
       `no config file found in ${cwd}: create chat-serve.config.ts (or run 'chat-serve init'), pass --config, or run it in a LangGraph project (a folder with ${LANGGRAPH_JSON})`,
@@ -92,6 +89,12 @@ export async function loadConfig(
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
     throw error;
   }
+}
+
+/** The config file `loadConfig` would read: `--config`, else the first of the known names that exists. */
+export function findConfigFile(configPath: string | undefined, cwd = process.cwd()): string | undefined {
+  if (configPath !== undefined) return path.resolve(cwd, configPath);
+  return [...CONFIG_FILE_NAMES, LANGGRAPH_JSON].map((name) => path.join(cwd, name)).find((candidate) => existsSync(candidate));
 }
 
 /**

@@ -26,8 +26,8 @@ async function streamTurn(client: OpenAI, model: string, messages: OpenAI.Chat.C
   });
   const turn: StreamedTurn = { contentChunks: [], toolStatuses: [], toolCalls: [], finishReason: null };
   for await (const chunk of stream) {
-    const event = (chunk as unknown as { graph_chat_serve?: { event?: { type: string; data: { description?: string } } } })
-      .graph_chat_serve?.event;
+    const event = (chunk as unknown as { graph_chat_serve?: { event?: { type: string; data: { description?: string } } } }).graph_chat_serve
+      ?.event;
     if (event?.type === "status" && event.data.description !== undefined) turn.toolStatuses.push(event.data.description);
     const choice = chunk.choices[0];
     if (choice?.delta.content) turn.contentChunks.push(choice.delta.content);
@@ -47,6 +47,10 @@ describe("LangGraph agents served from a langgraph.json alone", () => {
   before(async () => {
     server = await startCli([], { cwd: FIXTURE });
     client = new OpenAI({ baseURL: server.baseURL, apiKey: "not-needed" });
+  });
+
+  test("the first line comes before the graphs load, naming the file", () => {
+    assert.match(server.output(), /^chat-serve config langgraph\.json, loading its graphs…\n/u);
   });
   after(async () => {
     await server.stop();
@@ -95,7 +99,11 @@ describe("LangGraph agents served from a langgraph.json alone", () => {
       {
         role: "assistant",
         content: null,
-        tool_calls: paused.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })),
+        tool_calls: paused.toolCalls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        })),
       },
       { role: "tool", tool_call_id: paused.toolCalls[0]!.id, content: JSON.stringify({ resume: { decisions: [{ type: "approve" }] } }) },
     ]);
@@ -106,13 +114,20 @@ describe("LangGraph agents served from a langgraph.json alone", () => {
 });
 
 test("a createAgent given to the library as it is: served, its answer from its model node", async () => {
-  const server = await startTestServer({
-    weather: { graph: createAgentGraph, description: "Weather", streamableNodeNames: ["model_request"] },
-    approving: { graph: approvingAgent, description: "Weather, with approval", streamableNodeNames: "auto", features: ["INTERRUPTS"] },
-  }, {}, { runCoordinator: new InMemoryRunCoordinator() });
+  const server = await startTestServer(
+    {
+      weather: { graph: createAgentGraph, description: "Weather", streamableNodeNames: ["model_request"] },
+      approving: { graph: approvingAgent, description: "Weather, with approval", streamableNodeNames: "auto", features: ["INTERRUPTS"] },
+    },
+    {},
+    { runCoordinator: new InMemoryRunCoordinator() },
+  );
   try {
     const client = new OpenAI({ baseURL: server.baseURL, apiKey: "not-needed" });
-    const completion = await client.chat.completions.create({ model: "weather", messages: [{ role: "user", content: "Weather in Rome?" }] });
+    const completion = await client.chat.completions.create({
+      model: "weather",
+      messages: [{ role: "user", content: "Weather in Rome?" }],
+    });
     assert.equal(completion.choices[0]?.message.content, "The forecast says it is sunny and 21 degrees in Rome, a fine day to go out.");
     const turn = await streamTurn(client, "approving", [{ role: "user", content: "Weather in Rome?" }]);
     assert.equal(turn.toolCalls[0]?.name, "graph_interrupt");

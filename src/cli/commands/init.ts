@@ -30,7 +30,7 @@ export async function initCommand(dir: string | undefined, options: InitOptions)
   for (const file of result.written) {
     const note = result.overwritten.includes(file)
       ? chalk.yellow(" (overwritten)")
-      : result.updated?.includes(file)
+      : result.updated.includes(file)
         ? chalk.dim(" (added to)")
         : "";
     process.stdout.write(`  ${file}${note}\n`);

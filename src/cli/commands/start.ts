@@ -1,9 +1,10 @@
 import cluster from "node:cluster";
 import { createRequire } from "node:module";
 import { networkInterfaces } from "node:os";
+import path from "node:path";
 import chalk from "chalk";
 import { storeConfigOf } from "../../config/define-config.js";
-import { loadConfig } from "../../config/load-config.js";
+import { findConfigFile, loadConfig } from "../../config/load-config.js";
 import { UserError } from "../../errors/catalogue.js";
 import { firstLine } from "../../errors/first-line.js";
 import { ChatServe } from "../../http/chat-serve.js";
@@ -16,6 +17,7 @@ import { assertTracingInstalled } from "../../tracing/tracing-callback.js";
 import { parseDuration } from "../../util/duration.js";
 import { type BackgroundSetup, backgroundSetup, describeBackground } from "../background-setup.js";
 import { workerDrained } from "../cluster-drain.js";
+import { loggerOptions } from "../logger-options.js";
 import { agentRows, mcpSettings } from "../mcp-setup.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
@@ -52,32 +54,6 @@ function parseWorkers(value: string | undefined): number {
     throw new UserError(`--workers must be a whole number from 1 to 256 (got '${value}')`);
   }
   return workers;
-}
-
-/**
- * Readable log lines in a terminal, JSON lines otherwise (and with `LOG_FORMAT=json`), at
- * `LOG_LEVEL` (default info).
- */
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-
-/** The fields of a request's log line that its message spells out. */
-const REQUEST_LINE_FIELDS = "method,path,status,model,durationMs,outcome,errorCode";
-
-function loggerOptions(flag: string | undefined) {
-  const level = flag ?? process.env.LOG_LEVEL ?? "info";
-  if (!LOG_LEVELS.includes(level)) {
-    const source = flag === undefined ? "LOG_LEVEL" : "--log-level";
-    throw new UserError(`${source} must be one of ${LOG_LEVELS.join(", ")} (got '${level}')`);
-  }
-  if (process.stdout.isTTY !== true || process.env.LOG_FORMAT === "json") return { level };
-  return {
-    level,
-    // One line per request: its message already says what these fields hold; the rest follows on that line.
-    transport: {
-      target: "pino-pretty",
-      options: { translateTime: "HH:MM:ss", ignore: `pid,hostname,${REQUEST_LINE_FIELDS}`, singleLine: true },
-    },
-  };
 }
 
 /** Only this machine can reach a server listening here. */
@@ -167,6 +143,13 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const workers = parseWorkers(options.workers);
   const logger = loggerOptions(options.logLevel);
   const isWorker = cluster.isWorker;
+  // A first line before the graphs load (a project's modules may take seconds to import).
+  const found = isWorker ? undefined : findConfigFile(options.config);
+  if (found !== undefined) {
+    process.stdout.write(
+      `${chalk.bold("chat-serve")} ${chalk.dim(`config ${path.relative(process.cwd(), found) || found}, loading its graphs…`)}\n`,
+    );
+  }
   const loaded = await loadConfig({ configPath: options.config });
   // Connection errors are logged by the server once it exists; they never end the process.
   let logConnectionError: (backend: string, error: Error) => void = () => {};
@@ -218,7 +201,6 @@ export async function startCommand(options: StartOptions): Promise<void> {
       const what = coordinator.kind === "redis" ? "Redis coordinator" : "Postgres coordinator";
       await reach(what, coordinator.url, "coordinator.url", async () => backends.runCoordinator.check?.());
     }
-    process.stdout.write(`${chalk.bold("chat-serve")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
     const note = langGraphNote(loaded);
     if (note !== undefined) process.stdout.write(`${note}\n`);
     process.stdout.write(`${renderModelTable(modelRows(registry))}\n`);

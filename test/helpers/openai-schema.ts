@@ -83,21 +83,20 @@ function withResponses(name: ResponsesSchemaName, body: unknown): unknown {
 }
 
 /**
- * Raw reasoning's events: Open Responses names them `response.reasoning.delta`/`.done`, OpenAI
- * `response.reasoning_text.delta`/`.done`; chat-serve sends Open Responses' (see the README).
+ * Raw reasoning's events: OpenAI names them `response.reasoning_text.delta`/`.done`, Open
+ * Responses `response.reasoning.delta`/`.done`; chat-serve sends OpenAI's, which the `openai`
+ * SDK's stream helper knows (docs/responses-api.md).
  */
-const OPEN_RESPONSES_ONLY = new Set(["response.reasoning.delta", "response.reasoning.done"]);
+const OPENAI_ONLY = new Set(["response.reasoning_text.delta", "response.reasoning_text.done"]);
 
 /**
  * Asserts that a Responses API body validates against OpenAI's schema and, for what the
- * server sends, against Open Responses too.
+ * server sends, against Open Responses too (raw reasoning's events: OpenAI's alone).
  */
 export function assertMatchesResponses(name: ResponsesSchemaName, body: unknown): void {
   const type = (body as { type?: unknown } | null)?.type;
-  if (!(name === "ResponseStreamEvent" && OPEN_RESPONSES_ONLY.has(String(type)))) {
-    check(`openai-responses#/components/schemas/${name}`, withResponses(name, body), name);
-  }
-  if (name !== "CreateResponse") checkOpenResponses(name, body);
+  check(`openai-responses#/components/schemas/${name}`, withResponses(name, body), name);
+  if (name !== "CreateResponse" && !(name === "ResponseStreamEvent" && OPENAI_ONLY.has(String(type)))) checkOpenResponses(name, body);
 }
 
 /**

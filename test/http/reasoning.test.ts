@@ -237,14 +237,14 @@ describe("Responses", () => {
     assert.deepEqual(types.slice(2, 8), [
       "response.output_item.added",
       "response.content_part.added",
-      "response.reasoning.delta",
-      "response.reasoning.done",
+      "response.reasoning_text.delta",
+      "response.reasoning_text.done",
       "response.content_part.done",
       "response.output_item.done",
     ]);
     assert.equal(events[3]?.part?.type, "reasoning_text");
     const text = events
-      .filter((event) => event.type === "response.reasoning.delta")
+      .filter((event) => event.type === "response.reasoning_text.delta")
       .map((event) => event.delta)
       .join("");
     assert.match(text, /^The user asked something/u);

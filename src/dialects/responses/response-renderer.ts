@@ -203,7 +203,8 @@ export class ResponseRenderer {
   /**
    * Reasoning streams into one reasoning item: a summary as one `summary_text` part with the
    * `reasoning_summary_*` events, raw reasoning as one `reasoning_text` content part with the
-   * `reasoning.*` events (Open Responses' names; OpenAI's are `reasoning_text.*`).
+   * `reasoning_text.*` events (OpenAI's names, which its SDK's stream helper knows; Open Responses
+   * names them `reasoning.*`).
    */
   #reason(reasoning: Reasoning): ResponseStreamEvent[] {
     const events: ResponseStreamEvent[] = [];
@@ -239,7 +240,7 @@ export class ResponseRenderer {
       events.push(...this.#event("response.reasoning_summary_text.delta", () => ({ ...ids, summary_index: 0, delta: reasoning.text })));
     } else {
       item.content![0]!.text += reasoning.text;
-      events.push(...this.#event("response.reasoning.delta", () => ({ ...ids, content_index: 0, delta: reasoning.text })));
+      events.push(...this.#event("response.reasoning_text.delta", () => ({ ...ids, content_index: 0, delta: reasoning.text })));
     }
     return events;
   }
@@ -259,7 +260,7 @@ export class ResponseRenderer {
     } else {
       const part = item.content![0]!;
       events.push(
-        ...this.#event("response.reasoning.done", () => ({ ...ids, content_index: 0, text: part.text })),
+        ...this.#event("response.reasoning_text.done", () => ({ ...ids, content_index: 0, text: part.text })),
         ...this.#event("response.content_part.done", () => ({ ...ids, content_index: 0, part: { ...part } })),
       );
     }

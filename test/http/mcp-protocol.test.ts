@@ -345,13 +345,31 @@ describe("MCP: sessions, stateless mode and what is left", () => {
     assert.deepEqual(closed, ["idle", "busy"]);
   });
 
-  test("two models that would be one tool name are refused at bind, naming both", async () => {
-    const serve = new ChatServe({
-      graphs: new GraphRegistry({ "a.b": { graph: counted, description: "x" }, a_b: { graph: counted, description: "y" } }),
-      logger: false,
-    });
-    await assert.rejects(serve.bind({ mcp: true }), /models 'a\.b' and 'a_b' would both be the MCP tool 'a_b'/u);
-    const named = new ChatServe({ graphs: new GraphRegistry({ resume: { graph: counted, description: "x" } }), logger: false });
-    await assert.rejects(named.bind({ mcp: true }), /model 'resume' would be the MCP tool 'resume'/u);
+  test("every valid model ID is a tool: too long, 'resume', or a name taken gets a hashed name that fits and can be called", async () => {
+    const long = `research.${"x".repeat(141)}`;
+    const server = await startTestServer(
+      {
+        a_b: { graph: counted, description: "x" },
+        "a.b": { graph: counted, description: "y" },
+        resume: { graph: counted, description: "z" },
+        [long]: { graph: counted, description: "long" },
+      },
+      { mcp: true, logger: false },
+    );
+    const mcp = await connectMcp(`${server.baseURL}/mcp`);
+    try {
+      const { tools } = await mcp.client.listTools();
+      const byTitle = Object.fromEntries(tools.map((tool) => [tool.title, tool.name]));
+      assert.equal(byTitle.a_b, "a_b");
+      assert.match(byTitle["a.b"]!, /^a_b_[0-9a-f]{8}$/u);
+      assert.match(byTitle.resume!, /^resume_[0-9a-f]{8}$/u);
+      assert.equal(byTitle[long]!.length, 128);
+      assert.match(byTitle[long]!, /^research_x+_[0-9a-f]{8}$/u);
+      const result = await mcp.client.callTool({ name: byTitle[long]!, arguments: { message: "hi" } });
+      assert.equal(resultText(result), "counted");
+    } finally {
+      await mcp.close();
+      await server.close();
+    }
   });
 });

@@ -1,37 +1,33 @@
+import { createHash } from "node:crypto";
+
 /** The tool that answers a paused run, for MCP clients without elicitation. */
 export const RESUME_TOOL = "resume";
 
 /** MCP's limit on a tool name's length. */
 const TOOL_NAME_MAX = 128;
 
-/** A model's MCP tool name: its ID with every character outside `[A-Za-z0-9_-]` replaced by `_`. */
-function mcpToolName(model: string): string {
+/** A model's MCP tool name before it must be told apart: its ID with every character outside `[A-Za-z0-9_-]` replaced by `_`. */
+function plainToolName(model: string): string {
   return model.replace(/[^A-Za-z0-9_-]/gu, "_");
 }
 
+/** The plain name cut to fit, then `_` and 8 hex digits of the ID's SHA-256: unique to the ID, 128 characters at most. */
+function hashedToolName(model: string): string {
+  const hash = createHash("sha256").update(model).digest("hex").slice(0, 8);
+  return `${plainToolName(model).slice(0, TOOL_NAME_MAX - hash.length - 1)}_${hash}`;
+}
+
 /**
- * The tool name of every model, by name. Throws a TypeError naming the models when two of
- * them (or a model and the `resume` tool) would have one name, or a name is too long for MCP.
+ * The MCP tool name of every model, by tool name. Every valid model ID gets one: the plain name
+ * (docs/mcp.md), unless it is longer than MCP allows, is `resume`, or an earlier model of the
+ * config already has it; then the hashed name.
  */
 export function mcpToolNames(models: readonly string[]): Map<string, string> {
   const byName = new Map<string, string>();
   for (const model of models) {
-    const name = mcpToolName(model);
-    if (name.length > TOOL_NAME_MAX) {
-      throw new TypeError(
-        `server.mcp: model '${model}' is longer than the ${TOOL_NAME_MAX} characters an MCP tool name may have; shorten its ID`,
-      );
-    }
-    if (name === RESUME_TOOL) {
-      throw new TypeError(
-        `server.mcp: model '${model}' would be the MCP tool '${RESUME_TOOL}', which answers paused runs; rename the model`,
-      );
-    }
-    const other = byName.get(name);
-    if (other !== undefined) {
-      throw new TypeError(`server.mcp: models '${other}' and '${model}' would both be the MCP tool '${name}'; rename one of them`);
-    }
-    byName.set(name, model);
+    const plain = plainToolName(model);
+    const fits = plain.length <= TOOL_NAME_MAX && plain !== RESUME_TOOL && !byName.has(plain);
+    byName.set(fits ? plain : hashedToolName(model), model);
   }
   return byName;
 }

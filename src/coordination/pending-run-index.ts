@@ -43,9 +43,12 @@ export interface PendingRunIndex {
   count(): Promise<number>;
   /** Marks a run as expired: a tombstone that lets a late resume be told why. */
   markExpired(key: string): Promise<void>;
-  /** Deletes the tombstones of runs that expired before the cutoff. */
+  /** Deletes the tombstones of runs that expired before the cutoff, and the oldest past the index's bound. */
   forgetExpiredBefore(cutoff: Date): Promise<void>;
 }
+
+/** Expiry tombstones an index keeps at most, the oldest forgotten first: a bounded memory of late clients. */
+export const MAX_EXPIRED_MARKS = 100_000;
 
 /** Paused runs the memory index keeps before the least recently active is expired. */
 const DEFAULT_MAX_PAUSED_RUNS = 1_000;
@@ -62,9 +65,12 @@ export class MemoryPendingRunIndex implements PendingRunIndex {
   /** Deletes an evicted run's checkpoint; set by the registry that owns the checkpointers. */
   onEvict: ((entry: PendingRunEntry) => Promise<void>) | undefined;
 
-  constructor(now: () => Date = () => new Date(), options: { maxPaused?: number } = {}) {
+  readonly #maxExpired: number;
+
+  constructor(now: () => Date = () => new Date(), options: { maxPaused?: number; maxExpired?: number } = {}) {
     this.#now = now;
     this.#maxPaused = options.maxPaused ?? DEFAULT_MAX_PAUSED_RUNS;
+    this.#maxExpired = options.maxExpired ?? MAX_EXPIRED_MARKS;
   }
 
   async record(entry: PendingRunRecord): Promise<void> {
@@ -118,6 +124,14 @@ export class MemoryPendingRunIndex implements PendingRunIndex {
   }
 
   async forgetExpiredBefore(cutoff: Date): Promise<void> {
-    for (const [key, entry] of this.#entries) if (entry.expiredAt !== undefined && entry.expiredAt < cutoff) this.#entries.delete(key);
+    const marks: [string, Date][] = [];
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiredAt === undefined) continue;
+      if (entry.expiredAt < cutoff) this.#entries.delete(key);
+      else marks.push([key, entry.expiredAt]);
+    }
+    if (marks.length <= this.#maxExpired) return;
+    marks.sort((a, b) => a[1].getTime() - b[1].getTime());
+    for (const [key] of marks.slice(0, marks.length - this.#maxExpired)) this.#entries.delete(key);
   }
 }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { PendingRunEntry, PendingRunIndex, PendingRunRecord } from "./pending-run-index.js";
+import { MAX_EXPIRED_MARKS, type PendingRunEntry, type PendingRunIndex, type PendingRunRecord } from "./pending-run-index.js";
 
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -100,5 +100,10 @@ export class PostgresPendingRunIndex implements PendingRunIndex {
 
   async forgetExpiredBefore(cutoff: Date): Promise<void> {
     await this.#pool.query(`DELETE FROM ${this.#table} WHERE expired_at < $1`, [cutoff]);
+    await this.#pool.query(
+      `DELETE FROM ${this.#table} WHERE key IN (
+         SELECT key FROM ${this.#table} WHERE expired_at IS NOT NULL ORDER BY expired_at DESC OFFSET $1)`,
+      [MAX_EXPIRED_MARKS],
+    );
   }
 }

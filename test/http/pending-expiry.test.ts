@@ -70,6 +70,16 @@ test("a sweep expires the runs idle for longer than expireAfter and leaves the f
     messages: answerBatch(fresh.history, fresh.calls, JSON.stringify({ resume: "yes" })),
   });
   assert.equal(done.choices[0]?.finish_reason, "stop");
+
+  // Many expiry periods later (sweeps in between), a client that comes back still hears "expired".
+  for (let sweep = 1; sweep <= 3; sweep += 1) await sweeper.sweep(new Date(Date.now() + sweep * 10 * 200));
+  await assert.rejects(
+    client.chat.completions.create({ model: "counter", messages: answerBatch(old.history, old.calls, JSON.stringify({ resume: "yes" })) }),
+    (error: InstanceType<typeof OpenAI.APIError>) => {
+      assert.match(error.message, /This run expired/u);
+      return true;
+    },
+  );
 });
 
 test("only one sweep at a time: a sweep whose lease another holds does nothing", async () => {

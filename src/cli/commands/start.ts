@@ -279,6 +279,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
           checkpointer: backends.checkpointer,
           expireAfterMs: parseDuration(expiry.expireAfter)!,
           sweepEveryMs: parseDuration(expiry.sweepEvery)!,
+          rememberExpiredMs: parseDuration(retention.expireAfter),
           log: app.log,
         });
   // The store's retention: one sweep at a time across hosts, by the same lease pattern.

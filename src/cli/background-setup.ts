@@ -39,10 +39,11 @@ export function backgroundSetup(
     };
   }
   const takeoverAfter = background?.takeoverAfter ?? "30s";
+  const takeoverAfterMs = parseDuration(takeoverAfter)!;
   const queue = new BullmqQueue({
     url: coordinator.url,
     keyPrefix: background?.keyPrefix ?? "chat-serve",
-    takeoverAfterMs: parseDuration(takeoverAfter)!,
+    takeoverAfterMs,
     timeoutMs: backendTimeoutMs,
     log,
   });
@@ -55,8 +56,10 @@ export function backgroundSetup(
       queue,
       events: queue.events,
       resumable: backends.durable,
-      // A run taken over waits out the lease its dead worker held on its conversation.
-      leaseWaitMs: (coordinator.leaseTtlMs ?? 30_000) + 5_000,
+      // A background run's leases expire within takeoverAfter of its worker's death, so the worker
+      // that takes it over waits that long at most, not the coordinator's lease TTL.
+      leaseTtlMs: Math.min(takeoverAfterMs, coordinator.leaseTtlMs ?? 30_000),
+      leaseWaitMs: Math.min(takeoverAfterMs, coordinator.leaseTtlMs ?? 30_000) + 5_000,
     },
   };
 }

@@ -7,14 +7,15 @@ import type { BackgroundSetup } from "./background-setup.js";
  * worker of `--workers` (whose requests any worker may take) keeps none.
  */
 export function mcpSettings(
-  setting: boolean | { sessions?: boolean } | undefined,
+  setting: boolean | { sessions?: boolean; maxSessions?: number; maxSessionsPerTenant?: number } | undefined,
   loopback: boolean,
   isWorker: boolean,
 ): McpBindSettings | undefined {
   const on = setting === undefined ? loopback : setting !== false;
   if (!on) return undefined;
   const sessions = isWorker ? false : typeof setting === "object" ? (setting.sessions ?? true) : true;
-  return { sessions, loopbackOnly: loopback };
+  const caps = typeof setting === "object" ? { maxSessions: setting.maxSessions, maxSessionsPerTenant: setting.maxSessionsPerTenant } : {};
+  return { sessions, loopbackOnly: loopback, ...Object.fromEntries(Object.entries(caps).filter(([, value]) => value !== undefined)) };
 }
 
 /** The banner's line for the MCP endpoint. */

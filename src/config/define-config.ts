@@ -97,7 +97,16 @@ export const configSchema = z.strictObject({
       prefix: z.string().default("/v1"),
       docs: z.boolean().default(false),
       playground: z.boolean().optional(),
-      mcp: z.union([z.boolean(), z.strictObject({ sessions: z.boolean().optional() })]).optional(),
+      mcp: z
+        .union([
+          z.boolean(),
+          z.strictObject({
+            sessions: z.boolean().optional(),
+            maxSessions: z.int().min(1).optional(),
+            maxSessionsPerTenant: z.int().min(1).optional(),
+          }),
+        ])
+        .optional(),
       a2a: z.boolean().optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
@@ -246,7 +255,7 @@ export interface ChatServeConfig {
      * a load balancer that does not route by `Mcp-Session-Id` (no elicitation then);
      * `start --workers` keeps none either.
      */
-    mcp?: boolean | { sessions?: boolean };
+    mcp?: boolean | { sessions?: boolean; maxSessions?: number; maxSessionsPerTenant?: number };
     /**
      * Serve every model as an A2A agent under `{prefix}/a2a` (agent cards and JSON-RPC).
      * Default: on where the playground is (a loopback host). Its tasks are background runs.

@@ -81,23 +81,24 @@ export class RedisRunCoordinator implements RunCoordinator {
     }
   }
 
-  async tryAcquire(key: string): Promise<RunLease | null> {
+  async tryAcquire(key: string, options: { ttlMs?: number } = {}): Promise<RunLease | null> {
     await this.#connected();
     const redisKey = `${this.#prefix}${key}`;
     const token = randomUUID();
-    const acquired = await this.#redis.set(redisKey, token, "PX", this.#ttlMs, "NX");
+    const ttlMs = Math.max(1_000, Math.min(options.ttlMs ?? this.#ttlMs, this.#ttlMs));
+    const acquired = await this.#redis.set(redisKey, token, "PX", ttlMs, "NX");
     if (acquired !== "OK") return null;
     const controller = new AbortController();
     const renew = async () => {
       try {
-        const renewed = await this.#redis.eval(RENEW, 1, redisKey, token, String(this.#ttlMs));
+        const renewed = await this.#redis.eval(RENEW, 1, redisKey, token, String(ttlMs));
         if (renewed !== 1) controller.abort(new Error("the run's lease was taken by another holder"));
       } catch (error) {
         controller.abort(new Error("the run's lease could not be renewed", { cause: error }));
       }
       if (controller.signal.aborted) clearInterval(timer);
     };
-    const timer = setInterval(() => void renew(), Math.max(100, Math.floor(this.#ttlMs / 3)));
+    const timer = setInterval(() => void renew(), Math.max(100, Math.floor(ttlMs / 3)));
     timer.unref();
     return {
       key,

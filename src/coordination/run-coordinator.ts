@@ -14,8 +14,13 @@ export interface RunLease {
  * second request is refused at once, never queued.
  */
 export interface RunCoordinator {
-  /** A lease on the key, or null when another holder has it. Throws when the backend is down. */
-  tryAcquire(key: string): Promise<RunLease | null>;
+  /**
+   * A lease on the key, or null when another holder has it. Throws when the backend is down.
+   * `ttlMs`: a lease that expires sooner than the coordinator's own when its holder stops
+   * renewing it (a background run's, bounded by the queue's takeover time); coordinators whose
+   * leases end with their holder's connection ignore it.
+   */
+  tryAcquire(key: string, options?: { ttlMs?: number }): Promise<RunLease | null>;
   /** Throws when the backend cannot be reached (used by `/ready`). */
   check?(): Promise<void>;
   /** Releases what the coordinator holds (connections, timers). */

@@ -118,6 +118,8 @@ export interface SharedBackground {
   resumable: boolean;
   /** How long a run taken over waits for the lease its dead worker held (the lease's TTL and a margin). */
   leaseWaitMs?: number;
+  /** A background run's leases expire this soon after its worker stops: the queue's takeover time. */
+  leaseTtlMs?: number;
 }
 
 /** The MCP endpoint's settings (see `BindOptions.mcp`). */
@@ -261,7 +263,9 @@ export class ChatServe {
             registry: this.registry,
             queue,
             events: shared?.events ?? new MemoryEventLog(),
-            ...(shared === undefined ? {} : { resumable: shared.resumable, leaseWaitMs: shared.leaseWaitMs }),
+            ...(shared === undefined
+              ? {}
+              : { resumable: shared.resumable, leaseWaitMs: shared.leaseWaitMs, leaseTtlMs: shared.leaseTtlMs }),
             runs: this.#runs,
             backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
             concurrency: settings.concurrency ?? DEFAULT_BACKGROUND_CONCURRENCY,

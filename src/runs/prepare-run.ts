@@ -67,6 +67,11 @@ export interface RunRequestContext {
    * thread completed (a worker took it over), when there is one.
    */
   durable?: { threadId: string; resume: boolean };
+  /**
+   * The run's leases expire this soon after their holder stops renewing them (a background run:
+   * the queue's takeover time, so a worker that takes the run over does not wait for them).
+   */
+  leaseTtlMs?: number;
   /** The profile's default for automatic tool statuses when the model sets none (the `chat-ui` profile: on). */
   toolEventsByDefault?: boolean;
 }
@@ -139,7 +144,7 @@ export async function prepareRun(
       scope: await resolveScope(context.scope),
       model: request.model,
       messages: request.messages,
-      backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs },
+      backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs, leaseTtlMs: context.leaseTtlMs },
     });
     thread = opened.thread;
     messages = opened.messages;
@@ -152,7 +157,7 @@ export async function prepareRun(
       scope: await resolveScope(context.scope),
       model: request.model,
       messages: request.messages,
-      backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs },
+      backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs, leaseTtlMs: context.leaseTtlMs },
     });
     thread = opened.thread;
   } else if (checkpointed && !interrupts) {
@@ -182,6 +187,7 @@ export async function prepareRun(
           coordinator: config.runCoordinator!,
           pendingRuns: registry.pendingRuns,
           timeoutMs,
+          leaseTtlMs: context.leaseTtlMs,
         },
       });
     } catch (error) {

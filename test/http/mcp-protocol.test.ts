@@ -331,6 +331,7 @@ describe("MCP: sessions, stateless mode and what is left", () => {
     const fake = (id: string, open: number) => ({
       id,
       owner: "",
+      tenant: "",
       open,
       lastSeen: 0,
       transport: {} as never,
@@ -343,6 +344,39 @@ describe("MCP: sessions, stateless mode and what is left", () => {
     assert.equal(sessions.size, 1);
     await sessions.close();
     assert.deepEqual(closed, ["idle", "busy"]);
+  });
+
+  test("one tenant's sessions never end another's: each tenant is capped, and a full process makes room in the largest", async () => {
+    const sessions = new McpSessions(60_000, 6, 3);
+    const closed: string[] = [];
+    let clock = 0;
+    const session = (id: string, tenant: string) => ({
+      id,
+      owner: tenant,
+      tenant,
+      open: 0,
+      lastSeen: (clock += 1),
+      transport: {} as never,
+      server: { close: async () => void closed.push(id) } as never,
+    });
+    assert.equal(await sessions.add(session("a1", "A")), true);
+    // Tenant B opens 1,000 sessions: each past its cap of 3 ends one of B's own.
+    for (let index = 0; index < 1_000; index += 1) assert.equal(await sessions.add(session(`b${index}`, "B")), true);
+    assert.ok(sessions.get("a1"), "tenant A's session is still there");
+    assert.ok(!closed.includes("a1"));
+    assert.equal(sessions.size, 4);
+    // The process fills up (6): room is made in the tenant that holds the most (B), not A.
+    await sessions.add(session("c1", "C"));
+    await sessions.add(session("c2", "C"));
+    await sessions.add(session("d1", "D"));
+    assert.ok(sessions.get("a1"));
+    assert.equal(sessions.size, 6);
+    // A tenant whose sessions are all in use is refused a new one rather than ending anyone's.
+    const busy = new McpSessions(60_000, 10, 1);
+    assert.equal(await busy.add({ ...session("x1", "X"), open: 1 }), true);
+    assert.equal(await busy.add(session("x2", "X")), false);
+    await sessions.close();
+    await busy.close();
   });
 
   test("every valid model ID is a tool: too long, 'resume', or a name taken gets a hashed name that fits and can be called", async () => {

@@ -72,6 +72,7 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
     concurrency,
     resumable: setup.shared.resumable,
     ...(setup.shared.leaseWaitMs === undefined ? {} : { leaseWaitMs: setup.shared.leaseWaitMs }),
+    leaseTtlMs: setup.shared.leaseTtlMs,
     log,
     ...(webhooks === undefined ? {} : { webhooks }),
   });

@@ -42,6 +42,8 @@ export interface BackgroundRunsOptions {
   resumable?: boolean;
   /** How long a run taken over waits for its conversation's lease, which its dead worker held. */
   leaseWaitMs?: number;
+  /** The run's leases expire this soon after its worker stops renewing them (the queue's takeover time). */
+  leaseTtlMs?: number | undefined;
   log?: RunLogger & { error(object: Record<string, unknown>, message: string): void };
   /** Told when a background response ends (completed, incomplete, failed or cancelled). */
   webhooks?: WebhookSender;
@@ -287,6 +289,7 @@ export class BackgroundRuns {
           signal,
           ...(this.#options.log === undefined ? {} : { log: this.#options.log }),
           backendTimeoutMs,
+          ...(this.#options.leaseTtlMs === undefined ? {} : { leaseTtlMs: this.#options.leaseTtlMs }),
           scope: async () => job.scope,
           caller: { tenant: job.tenant },
           ...(parsed.resume === undefined ? {} : { resumeOf: parsed.resume }),

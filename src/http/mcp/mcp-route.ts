@@ -28,6 +28,8 @@ export interface McpSettings {
   sessionIdleMs?: number;
   /** Sessions one process keeps at most (default 1000). */
   maxSessions?: number;
+  /** Sessions one tenant keeps at most in one process (default 100). */
+  maxSessionsPerTenant?: number;
 }
 
 export interface McpRouteOptions extends RunRouteOptions {
@@ -135,7 +137,11 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
     elicitationTimeoutMs: options.mcp.elicitationTimeoutMs ?? 600_000,
   };
   const sessions = options.mcp.sessions
-    ? new McpSessions(options.mcp.sessionIdleMs ?? 1_800_000, options.mcp.maxSessions ?? 1000)
+    ? new McpSessions(
+        options.mcp.sessionIdleMs ?? 1_800_000,
+        options.mcp.maxSessions ?? 1000,
+        Math.min(options.mcp.maxSessionsPerTenant ?? 100, options.mcp.maxSessions ?? 1000),
+      )
     : undefined;
   // Before the server stops listening: a session's GET stream would hold it open.
   if (sessions !== undefined) app.addHook("preClose", async () => sessions.close());
@@ -230,7 +236,8 @@ async function sessionRequest(
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: async (id) => {
-      const session: McpSession = { id, owner, server, transport, lastSeen: Date.now(), open: 0 };
+      const tenant = request.chatServeCaller?.tenant ?? "";
+      const session: McpSession = { id, owner, tenant, server, transport, lastSeen: Date.now(), open: 0 };
       if (await sessions.add(session)) opened = session;
       else full = true;
     },

@@ -6,6 +6,8 @@ export interface McpSession {
   id: string;
   /** The caller that opened it (tenant and models); another caller is told it does not exist. */
   owner: string;
+  /** The caller's tenant ("" without keys): what the per-tenant cap counts by. */
+  tenant: string;
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
@@ -15,8 +17,10 @@ export interface McpSession {
 
 /**
  * The sessions of one process. It owns them: a session idle (no open request) for `idleMs`
- * is closed by the sweep, the least recently used idle one makes room when there are
- * `max`, and `close()` ends them all (and the sweep's timer).
+ * is closed by the sweep, and `close()` ends them all (and the sweep's timer). Two caps keep one
+ * tenant from taking the others' sessions: a tenant with `perTenant` sessions makes room among
+ * its own (its least recently used idle one), and when the process holds `max`, room is made in
+ * the tenant that holds the most.
  */
 export class McpSessions {
   readonly #sessions = new Map<string, McpSession>();
@@ -25,6 +29,7 @@ export class McpSessions {
   constructor(
     private readonly idleMs: number,
     private readonly max: number,
+    private readonly perTenant: number = max,
   ) {
     this.#timer = setInterval(() => void this.sweep(), Math.min(idleMs, 60_000));
     this.#timer.unref();
@@ -38,14 +43,32 @@ export class McpSessions {
     return this.#sessions.get(id);
   }
 
-  /** Adds a session; false when every slot holds a session still in use. */
+  /** Adds a session; false when the slots it may take all hold sessions still in use. */
   async add(session: McpSession): Promise<boolean> {
-    if (this.#sessions.size >= this.max) {
-      const idle = [...this.#sessions.values()].filter((candidate) => candidate.open === 0).sort((a, b) => a.lastSeen - b.lastSeen)[0];
-      if (idle === undefined) return false;
-      await this.end(idle);
+    const own = this.#ofTenant(session.tenant);
+    if (own.length >= this.perTenant) {
+      if (!(await this.#endLeastRecentIdle(own))) return false;
+    } else if (this.#sessions.size >= this.max) {
+      const byTenant = new Map<string, McpSession[]>();
+      for (const candidate of this.#sessions.values())
+        byTenant.set(candidate.tenant, [...(byTenant.get(candidate.tenant) ?? []), candidate]);
+      const largest = [...byTenant.values()].sort((a, b) => b.length - a.length);
+      let made = false;
+      for (const sessions of largest) if ((made = await this.#endLeastRecentIdle(sessions))) break;
+      if (!made) return false;
     }
     this.#sessions.set(session.id, session);
+    return true;
+  }
+
+  #ofTenant(tenant: string): McpSession[] {
+    return [...this.#sessions.values()].filter((candidate) => candidate.tenant === tenant);
+  }
+
+  async #endLeastRecentIdle(sessions: McpSession[]): Promise<boolean> {
+    const idle = sessions.filter((candidate) => candidate.open === 0).sort((a, b) => a.lastSeen - b.lastSeen)[0];
+    if (idle === undefined) return false;
+    await this.end(idle);
     return true;
   }
 

@@ -17,6 +17,8 @@ export interface InterruptBackends {
   pendingRuns: PendingRunIndex;
   /** Deadline of each backend call, whatever the backend's own settings. */
   timeoutMs: number;
+  /** The run's lease expires this soon after its holder stops renewing it (a background run's). */
+  leaseTtlMs?: number | undefined;
 }
 
 interface StateSnapshotLike {
@@ -236,7 +238,7 @@ export async function prepareInterruptRun(options: {
   const lease = await backend(
     "run coordinator",
     backends.timeoutMs,
-    () => timed("lease", "acquire", () => backends.coordinator.tryAcquire(key)),
+    () => timed("lease", "acquire", () => backends.coordinator.tryAcquire(key, { ttlMs: backends.leaseTtlMs })),
     (late) => void late?.release().catch(() => {}),
   );
   if (lease === null) throw new RunBusyError();

@@ -38,6 +38,8 @@ export interface ThreadBackends {
   coordinator: RunCoordinator;
   store: ConversationStore;
   timeoutMs: number;
+  /** The thread's lease expires this soon after its holder stops renewing it (a background run's). */
+  leaseTtlMs?: number | undefined;
 }
 
 async function backend<T>(what: string, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
@@ -107,7 +109,9 @@ export class RunThread {
   }): Promise<{ thread: RunThread; messages: ChatMessage[] }> {
     const { graph, request, scope, model, messages, backends } = options;
     const leaseKey = request.kind === "continue" ? `thread:${request.threadId}` : threadKey(scope, model, `session:${request.session}`);
-    const lease = await backend("run coordinator", backends.timeoutMs, () => backends.coordinator.tryAcquire(leaseKey));
+    const lease = await backend("run coordinator", backends.timeoutMs, () =>
+      backends.coordinator.tryAcquire(leaseKey, { ttlMs: backends.leaseTtlMs }),
+    );
     if (lease === null) {
       throw new RunBusyError("This conversation is already running a turn. Retry when it has finished.");
     }

@@ -98,7 +98,10 @@ export class A2aAgent implements A2ARequestHandler {
     return storeCall(this.options.backendTimeoutMs, operation);
   }
 
-  async #task(scope: string, id: string): Promise<TaskRecord> {
+  async #task(scope: string, id: unknown): Promise<TaskRecord> {
+    // A 0.3 client's params reach here as they were sent: the id may be missing or not a string.
+    if (typeof id !== "string")
+      throw new RequestMalformedError("The task id is missing: give the id (a string) of a task this agent started.");
     if (id.trim() === "") throw new RequestMalformedError("The task id is empty: give the id of a task this agent started.");
     const record = await this.#call(() => this.#store.tasks.get(scope, id));
     if (record === undefined || record.model !== this.model) {

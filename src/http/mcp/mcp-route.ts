@@ -10,6 +10,7 @@ import { modelTool } from "../../dialects/mcp/tool-schemas.js";
 import type { Caller } from "../auth.js";
 import type { RunRouteOptions } from "../run-request.js";
 import type { CarriedBy } from "./mcp-call.js";
+import { invalidParams } from "./mcp-params.js";
 import { createMcpServer, type McpServerContext } from "./mcp-server.js";
 import { type McpSession, McpSessions } from "./mcp-sessions.js";
 
@@ -175,6 +176,15 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
               "The server is shutting down and takes no new calls; retry, and another instance will answer.",
             );
           }
+        }
+        const invalid = invalidParams(body);
+        if (invalid !== undefined) {
+          const id = (body as { id?: unknown }).id;
+          return reply.type("application/json").send({
+            jsonrpc: "2.0",
+            id: typeof id === "string" || typeof id === "number" ? id : null,
+            error: { code: -32602, message: invalid },
+          });
         }
         const carrier: CarriedBy = { request, reply };
         const authInfo = { token: "", clientId: request.chatServeCaller?.tenant ?? "", scopes: [], extra: { carrier } };

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { type ApiKeyEntry, type Authenticate, apiKeyEntrySchema } from "../http/auth.js";
+import type { WebhookTarget } from "../http/background/webhooks.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import { type GraphConfigInput, toolEventsSchema } from "../registry/graph-config.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
+import { parseDuration } from "../util/duration.js";
 
 /** `"./path/to/module.ts:exportName"`, or a path alone for the default export. */
 export type ModuleReference = string;
@@ -177,6 +179,7 @@ export const configSchema = z.strictObject({
           .array(z.enum(["response.completed", "response.failed", "response.cancelled", "response.incomplete"]))
           .min(1, "must name at least one event")
           .optional(),
+        timeout: durationSchema.optional(),
       }),
     )
     .optional(),
@@ -194,6 +197,14 @@ export type StoreConfig = NonNullable<ParsedConfig["store"]>;
  * The store a config uses: the one it names, or else beside the checkpoints (the same
  * Postgres database and schema), or else in memory.
  */
+/** The config's webhooks as the sender takes them: each `timeout` in milliseconds. */
+export function webhookTargetsOf(config: Pick<ParsedConfig, "webhooks">): WebhookTarget[] {
+  return (config.webhooks ?? []).map(({ timeout, ...target }) => ({
+    ...target,
+    ...(timeout === undefined ? {} : { timeoutMs: parseDuration(timeout)! }),
+  }));
+}
+
 export function storeConfigOf(config: Pick<ParsedConfig, "checkpointer" | "store">): StoreConfig {
   if (config.store !== undefined) return config.store;
   const retention = { expireAfter: "30d", sweepEvery: "10m" };
@@ -323,6 +334,8 @@ export interface ChatServeConfig {
     url: string;
     secret: string;
     events?: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
+    /** How long one delivery attempt waits for the receiver's answer (default `"10s"`), then counts as timed out and is retried. */
+    timeout?: string;
   }[];
   /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
   checkpointer?: { kind: "memory" } | { kind: "postgres"; url: string; schema?: string };

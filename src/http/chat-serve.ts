@@ -197,6 +197,9 @@ export class ChatServe {
         throw new TypeError(`webhooks.${index}.url: must be an http(s) URL`);
       }
       if (typeof target.secret !== "string" || target.secret === "") throw new TypeError(`webhooks.${index}.secret: is required`);
+      if (target.timeoutMs !== undefined && !(Number.isFinite(target.timeoutMs) && target.timeoutMs > 0)) {
+        throw new TypeError(`webhooks.${index}.timeoutMs: must be a number of milliseconds above 0`);
+      }
     });
     this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);
   }
@@ -253,7 +256,12 @@ export class ChatServe {
         ? undefined
         : new WebhookSender(this.#options.webhooks, {
             log: this.app.log,
-            ...(this.#metrics === undefined ? {} : { observe: (outcome) => this.#metrics?.webhook(outcome) }),
+            ...(this.#metrics === undefined
+              ? {}
+              : {
+                  observe: (outcome) => this.#metrics?.webhook(outcome),
+                  observeAttempt: (outcome) => this.#metrics?.webhookAttempt(outcome),
+                }),
           });
     if (webhooks !== undefined) this.app.addHook("onClose", async () => webhooks.close());
     const background =

@@ -42,6 +42,7 @@ export class ServerMetrics {
   readonly #backgroundWait: Histogram<"model">;
   readonly #backgroundRun: Histogram<"model">;
   readonly #webhooks: Counter<"outcome">;
+  readonly #webhookAttempts: Counter<"outcome">;
 
   constructor(sources: {
     runsInFlight: () => number;
@@ -161,6 +162,12 @@ export class ServerMetrics {
       labelNames: ["outcome"],
       registers,
     });
+    this.#webhookAttempts = new Counter({
+      name: "chat_serve_webhook_attempts_total",
+      help: "Webhook delivery attempts by what each was: delivered, rejected (a status other than 2xx), timed_out (no answer in time), unreachable.",
+      labelNames: ["outcome"],
+      registers,
+    });
   }
 
   /** A background response started its run, after waiting in the queue. */
@@ -176,6 +183,10 @@ export class ServerMetrics {
 
   webhook(outcome: "delivered" | "failed"): void {
     this.#webhooks.inc({ outcome });
+  }
+
+  webhookAttempt(outcome: string): void {
+    this.#webhookAttempts.inc({ outcome });
   }
 
   requestEnded(labels: { model: string; api: ApiLabel; status: number }, seconds: number): void {

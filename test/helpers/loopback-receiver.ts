@@ -10,7 +10,7 @@ export interface ReceivedRequest {
 
 /** A loopback HTTP server that records every request: the stand-in for a SaaS we cannot reach. */
 export async function startReceiver(
-  options: { failFirst?: number } = {},
+  options: { failFirst?: number; delayMs?: number } = {},
 ): Promise<{ url: string; requests: ReceivedRequest[]; close: () => Promise<void> }> {
   const requests: ReceivedRequest[] = [];
   let failures = options.failFirst ?? 0;
@@ -22,7 +22,10 @@ export async function startReceiver(
       // The first `failFirst` requests are answered 500, as a receiver that is down would.
       const status = failures > 0 ? 500 : 200;
       failures -= 1;
-      response.writeHead(status, { "content-type": "application/json" }).end("{}");
+      const answer = () => response.writeHead(status, { "content-type": "application/json" }).end("{}");
+      // A receiver that does its work before it answers takes this long.
+      if (options.delayMs === undefined) answer();
+      else setTimeout(answer, options.delayMs).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -30,6 +33,10 @@ export async function startReceiver(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

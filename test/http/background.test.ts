@@ -4,7 +4,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage } from "@langchain/core/messages";
 import { END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import OpenAI from "openai";
+import { webhookTargetsOf } from "../../src/config/define-config.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
+import { WebhookSender } from "../../src/http/background/webhooks.js";
 import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
@@ -228,6 +230,39 @@ describe("webhooks", () => {
       await receiver.close();
       await failuresOnly.close();
     }
+  });
+
+  test("each webhook has its own per-attempt timeout, and each attempt is counted by what it was", async () => {
+    const slow = await startReceiver({ delayMs: 400 });
+    const attempts: Record<string, string[]> = { short: [], long: [] };
+    const finals: string[] = [];
+    const sender = (which: "short" | "long", timeoutMs: number) =>
+      new WebhookSender([{ url: `${slow.url}/${which}`, secret: "s", timeoutMs }], {
+        attempts: 2,
+        firstRetryMs: 50,
+        observeAttempt: (outcome) => attempts[which]!.push(outcome),
+        observe: (outcome) => finals.push(`${which}:${outcome}`),
+      });
+    const short = sender("short", 100);
+    const long = sender("long", 5_000);
+    try {
+      short.responseEnded("response.completed", "resp_1");
+      long.responseEnded("response.completed", "resp_1");
+      await eventually(async () => assert.equal(short.pending + long.pending, 0), 10_000);
+      // A receiver slower than the timeout is not "refused": its attempts timed out (and were sent again).
+      assert.deepEqual(attempts.short, ["timed_out", "timed_out"]);
+      assert.deepEqual(attempts.long, ["delivered"]);
+      assert.deepEqual(finals.sort(), ["long:delivered", "short:failed"]);
+      assert.equal(slow.requests.filter((request) => request.url === "/long").length, 1, "a timeout that fits: sent once");
+    } finally {
+      short.close();
+      long.close();
+      await slow.close();
+    }
+    // In the config file, `timeout` is a duration.
+    assert.deepEqual(webhookTargetsOf({ webhooks: [{ url: "http://x", secret: "s", timeout: "20s" }] }), [
+      { url: "http://x", secret: "s", timeoutMs: 20_000 },
+    ]);
   });
 
   test("a webhook URL that is not http(s) is refused when the server is built", () => {

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import chalk from "chalk";
-import { storeConfigOf } from "../../config/define-config.js";
+import { storeConfigOf, webhookTargetsOf } from "../../config/define-config.js";
 import { findConfigFile, loadConfig } from "../../config/load-config.js";
 import { UserError } from "../../errors/catalogue.js";
 import { firstLine } from "../../errors/first-line.js";
@@ -235,7 +235,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const serve = new ChatServe({
     graphs: registry,
     background,
-    ...(loaded.config.webhooks === undefined ? {} : { webhooks: loaded.config.webhooks }),
+    ...(loaded.config.webhooks === undefined ? {} : { webhooks: webhookTargetsOf(loaded.config) }),
     checkpointScope,
     auth,
     limits,

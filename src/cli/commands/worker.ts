@@ -1,5 +1,6 @@
 import chalk from "chalk";
 import { pino } from "pino";
+import { webhookTargetsOf } from "../../config/define-config.js";
 import { loadConfig } from "../../config/load-config.js";
 import { ServerShuttingDownError, UserError } from "../../errors/catalogue.js";
 import { BackgroundRuns } from "../../http/background/background-runs.js";
@@ -60,7 +61,7 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
   const webhooks =
     loaded.config.webhooks === undefined || loaded.config.webhooks.length === 0
       ? undefined
-      : new WebhookSender(loaded.config.webhooks, { log });
+      : new WebhookSender(webhookTargetsOf(loaded.config), { log });
   const runs = new RunTracker();
   const concurrency = parseConcurrency(options.concurrency, setup.concurrency);
   const background = new BackgroundRuns({

@@ -15,14 +15,22 @@ export interface WebhookTarget {
   secret: string;
   /** The events it wants (default: all four). */
   events?: readonly WebhookEventType[];
+  /** How long one attempt waits for the receiver's answer (default: the sender's `timeoutMs`, 10 s). */
+  timeoutMs?: number;
 }
+
+/**
+ * What one attempt was: `delivered` (a 2xx), `rejected` (another status), `timed_out` (no answer
+ * in time: the receiver may still have handled it) or `unreachable` (no connection).
+ */
+export type WebhookAttemptOutcome = "delivered" | "rejected" | "timed_out" | "unreachable";
 
 export interface WebhookSenderOptions {
   /** Tries per delivery before giving up (default 6: at once, then after 1, 2, 4, 8 and 16 s). */
   attempts?: number;
   /** The wait before the first retry; each next one doubles (default 1 s). */
   firstRetryMs?: number;
-  /** Deadline of one POST (default 10 s). */
+  /** Deadline of one POST when its target sets none (default 10 s). */
   timeoutMs?: number;
   log?: {
     warn(object: Record<string, unknown>, message: string): void;
@@ -30,6 +38,8 @@ export interface WebhookSenderOptions {
   };
   /** Counts deliveries and failures, when metrics are on. */
   observe?: (outcome: "delivered" | "failed") => void;
+  /** Counts each attempt by what it was, when metrics are on. */
+  observeAttempt?: (outcome: WebhookAttemptOutcome) => void;
 }
 
 function signingKey(secret: string): Buffer {
@@ -53,7 +63,8 @@ function signWebhook(secret: string, id: string, timestamp: number, body: string
  */
 export class WebhookSender {
   readonly #targets: readonly WebhookTarget[];
-  readonly #options: Required<Omit<WebhookSenderOptions, "log" | "observe">> & Pick<WebhookSenderOptions, "log" | "observe">;
+  readonly #options: Required<Omit<WebhookSenderOptions, "log" | "observe" | "observeAttempt">> &
+    Pick<WebhookSenderOptions, "log" | "observe" | "observeAttempt">;
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #inFlight = new Set<AbortController>();
   #closed = false;
@@ -66,6 +77,7 @@ export class WebhookSender {
       timeoutMs: options.timeoutMs ?? 10_000,
       ...(options.log === undefined ? {} : { log: options.log }),
       ...(options.observe === undefined ? {} : { observe: options.observe }),
+      ...(options.observeAttempt === undefined ? {} : { observeAttempt: options.observeAttempt }),
     };
   }
 
@@ -90,36 +102,46 @@ export class WebhookSender {
     if (this.#closed) return;
     const controller = new AbortController();
     this.#inFlight.add(controller);
-    const timer = setTimeout(() => controller.abort(), this.#options.timeoutMs);
-    let failure: string | undefined;
+    const timeoutMs = target.timeoutMs ?? this.#options.timeoutMs;
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    let failure: string;
+    let outcome: WebhookAttemptOutcome;
     try {
       // Signed at each attempt: the timestamp is when it was sent.
       const headers = { "content-type": "application/json", ...signWebhook(target.secret, id, Math.floor(Date.now() / 1000), body) };
       const response = await fetch(target.url, { method: "POST", headers, body, signal: controller.signal });
       await response.body?.cancel();
       if (response.ok) {
+        this.#options.observeAttempt?.("delivered");
         this.#options.observe?.("delivered");
         return;
       }
+      outcome = "rejected";
       failure = `answered ${response.status}`;
     } catch (error) {
-      failure = controller.signal.aborted ? `no answer within ${this.#options.timeoutMs} ms` : String((error as Error).message);
+      outcome = controller.signal.aborted ? "timed_out" : "unreachable";
+      failure =
+        outcome === "timed_out"
+          ? `no answer within ${timeoutMs} ms (the receiver may have handled it: it is sent again with the same webhook-id; raise this webhook's timeout if it needs longer)`
+          : String((error as Error).message);
     } finally {
       clearTimeout(timer);
       this.#inFlight.delete(controller);
     }
     if (this.#closed) return;
+    this.#options.observeAttempt?.(outcome);
+    if (this.#closed) return;
     if (attempt >= this.#options.attempts) {
       this.#options.observe?.("failed");
       this.#options.log?.error(
-        { url: target.url, event: id, attempts: attempt, reason: failure },
+        { url: target.url, event: id, attempts: attempt, outcome, reason: failure },
         "a webhook could not be delivered; giving up",
       );
       return;
     }
     const wait = this.#options.firstRetryMs * 2 ** (attempt - 1);
     this.#options.log?.warn(
-      { url: target.url, event: id, attempt, reason: failure, retryInMs: wait },
+      { url: target.url, event: id, attempt, outcome, reason: failure, retryInMs: wait },
       "a webhook delivery failed; retrying",
     );
     const retry = setTimeout(() => {

@@ -182,13 +182,23 @@ function schemaAt(schema: AnySchema, keys: readonly PropertyKey[]): AnySchema | 
  */
 function describeConfigIssue(error: z.ZodError): string {
   const unknown = error.issues
-    .filter((issue) => issue.code === "unrecognized_keys")
-    .sort((first, second) => first.path.length - second.path.length)[0];
-  if (unknown?.code === "unrecognized_keys") {
-    const key = String(unknown.keys[0]);
-    const shape = schemaAt(configSchema as unknown as AnySchema, unknown.path)?._zod.def.shape as Record<string, unknown> | undefined;
-    const where = unknown.path.length === 0 ? "" : `${unknown.path.map(String).join(".")}: `;
-    return `${where}unknown key '${key}'${didYouMean(key, Object.keys(shape ?? {}))}`;
+    .flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys.map((key) => ({ path: issue.path, key: String(key) })) : []))
+    .sort((first, second) => first.path.length - second.path.length);
+  const described = unknown.map(({ path, key }) => {
+    const shape = schemaAt(configSchema as unknown as AnySchema, path)?._zod.def.shape as Record<string, unknown> | undefined;
+    return { path, key, hint: didYouMean(key, Object.keys(shape ?? {})) };
+  });
+  if (described.length === 1) {
+    const [{ path, key, hint }] = described as [(typeof described)[number]];
+    return `${path.length === 0 ? "" : `${path.map(String).join(".")}: `}unknown key '${key}'${hint}`;
+  }
+  if (described.length > 1) {
+    // Every one of them, so a second run does not find the next.
+    const keys = described.map(({ path, key, hint }) => {
+      const name = [...path.map(String), key].join(".");
+      return `'${name}'${hint === "" ? "" : ` (${hint.slice(2)})`}`;
+    });
+    return `unknown keys ${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}`;
   }
   return describeFirstIssue(error);
 }

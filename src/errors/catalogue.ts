@@ -43,6 +43,9 @@ export class InvalidChatMessageError extends ClientError {
 }
 
 /** The requested model is not in the registry. */
+/** How much of a name from a request an error message repeats. */
+const MAX_ECHOED_NAME = 100;
+
 export class GraphNotFoundError extends ClientError {
   readonly status = 404;
   readonly code = "model_not_found";
@@ -50,7 +53,10 @@ export class GraphNotFoundError extends ClientError {
   /** `known`: the models served, named in the message with a did-you-mean when one is close. */
   constructor(model: string, known: readonly string[] = [], suggestion = "") {
     const list = known.length === 0 ? "" : ` The models here: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}.`;
-    super(`The model '${model}' does not exist${suggestion}.${list} GET /models lists them.`, { param: "model" });
+    // The name comes from the request: a long one is not echoed whole.
+    const shown = model.length > MAX_ECHOED_NAME ? `'${model.slice(0, MAX_ECHOED_NAME)}…' (${model.length} characters)` : `'${model}'`;
+    const ending = suggestion === "" ? "." : suggestion.endsWith("?") ? suggestion : `${suggestion}?`;
+    super(`The model ${shown} does not exist${ending}${list} GET /models lists them.`, { param: "model" });
     this.model = model;
   }
 }

@@ -271,7 +271,10 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   app.setErrorHandler((error, request, reply) => {
     const serveError = toServeError(error, { bodyLimit: options.bodyLimit, contentType: request.headers["content-type"] });
     metrics?.error(serveError.code);
-    if (serveError.status >= 500) {
+    if (serveError instanceof ServerShuttingDownError) {
+      // Expected while draining: the client is told to retry elsewhere; one line, no stack.
+      request.log.info({ requestId: request.chatServeRequestId }, "refused a new request: the server is draining");
+    } else if (serveError.status >= 500) {
       request.log.error({ err: error, requestId: request.chatServeRequestId }, "request failed");
     }
     return sendServeError(reply, serveError);

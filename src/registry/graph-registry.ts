@@ -158,7 +158,7 @@ export class GraphRegistry {
   /** The 404 for a model the caller cannot see, naming only the models it can (`known`). */
   modelNotFound(name: string, known: readonly string[]): GraphNotFoundError {
     // A did-you-mean only for names of a sensible length: the name comes from the request.
-    return new GraphNotFoundError(name, known, name.length <= 100 ? didYouMean(name, known).replace(/\?$/u, "") : "");
+    return new GraphNotFoundError(name, known, name.length <= 100 ? didYouMean(name, known) : "");
   }
 
   /** The configuration of one model; throws `GraphNotFoundError` when it is not registered. */

@@ -8,7 +8,11 @@ import { parseSse, startTestServer } from "../helpers/server.js";
 const probe = (): AbortProbe => ({ started: false, chunks: 0, aborted: false, finished: false });
 
 test("a draining server: /ready is 503, new runs get 503 server_shutting_down with Retry-After, the rest still answers", async () => {
-  const server = await startTestServer({ echo: { graph: echoGraph(), description: "Echo" } });
+  const lines: { level: number; msg: string; err?: unknown }[] = [];
+  const server = await startTestServer(
+    { echo: { graph: echoGraph(), description: "Echo" } },
+    { logger: { level: "info", stream: { write: (line: string) => void lines.push(JSON.parse(line)) } } },
+  );
   try {
     // Ready at the root as under the prefix, then draining at both.
     assert.equal((await fetch(`${server.origin}/ready`)).status, 200);
@@ -35,6 +39,11 @@ test("a draining server: /ready is 503, new runs get 503 server_shutting_down wi
     }
     assert.equal((await fetch(`${server.baseURL}/models`)).status, 200);
     assert.equal((await fetch(`${server.baseURL}/health`)).status, 200, "liveness is not readiness");
+    // An expected refusal: one info line each, no error, no stack.
+    const refusals = lines.filter((line) => line.msg === "refused a new request: the server is draining");
+    assert.equal(refusals.length, 2);
+    assert.ok(refusals.every((line) => line.level === 30 && line.err === undefined));
+    assert.equal(lines.filter((line) => line.level >= 50).length, 0);
   } finally {
     await server.close();
   }

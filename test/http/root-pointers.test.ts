@@ -44,9 +44,21 @@ test("an unknown model is named with a did-you-mean and the models that exist", 
   assert.equal(response.statusCode, 404);
   const body = response.json();
   assertMatchesOpenAI("ErrorResponse", body);
-  assert.equal(body.error.message, "The model 'ehco' does not exist; did you mean 'echo'. The models here: echo. GET /models lists them.");
+  assert.equal(body.error.message, "The model 'ehco' does not exist; did you mean 'echo'? The models here: echo. GET /models lists them.");
   const far = (await app.inject({ method: "GET", url: "/v1/models/zzzzzz" })).json();
   assert.equal(far.error.message, "The model 'zzzzzz' does not exist. The models here: echo. GET /models lists them.");
+  // A 3,000-character name from the request is not echoed whole.
+  const long = "m".repeat(3_000);
+  const huge = await app.inject({
+    method: "POST",
+    url: "/v1/chat/completions",
+    payload: { model: long, messages: [{ role: "user", content: "x" }] },
+  });
+  assert.equal(huge.statusCode, 404);
+  assert.equal(
+    huge.json().error.message,
+    `The model '${"m".repeat(100)}…' (3000 characters) does not exist. The models here: echo. GET /models lists them.`,
+  );
 });
 
 test("a body that is not JSON says where it went wrong", async () => {

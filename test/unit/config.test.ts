@@ -159,6 +159,13 @@ describe("config mistakes are one line naming the file and the key", () => {
       "chat-serve.config.ts": `export default { server: { prot: 1 }, graphs: { e: { graph: "./g.ts:graph", description: "x" } } };`,
     });
     assert.equal(await configError(nested), "chat-serve.config.ts: server: unknown key 'prot'; did you mean 'port'?");
+    const several = project({
+      "chat-serve.config.ts": `export default { grpahs: {}, server: { prot: 1, colour: "red" } };`,
+    });
+    assert.equal(
+      await configError(several),
+      "chat-serve.config.ts: unknown keys 'grpahs' (did you mean 'graphs'?), 'server.prot' (did you mean 'port'?) and 'server.colour'",
+    );
   });
   test("no config file at all, and a --config that does not exist", async () => {
     const dir = project({ "README.md": "empty" });

@@ -102,7 +102,7 @@ export function findConfigFile(configPath: string | undefined, cwd = process.cwd
  * but tool nodes and middleware hooks, custom events and tool statuses reach the client, and
  * `interrupt()` pauses the run. A `chat-serve.config.ts` (`init --from langgraph.json`) changes them.
  */
-export const LANGGRAPH_DEFAULTS = {
+const LANGGRAPH_DEFAULTS = {
   streamableNodeNames: "auto",
   features: ["CLIENT_EVENTS", "INTERRUPTS"],
   events: { tools: true },

@@ -2,7 +2,7 @@ import { deleteIdleRuns, type IdleRunResult, type PendingRunStores } from "../co
 import { SweepTimer } from "./sweep-timer.js";
 
 /** How long an expired run's mark is kept by default: 30 days, the store's default retention. */
-export const DEFAULT_REMEMBER_EXPIRED_MS = 30 * 24 * 60 * 60 * 1000;
+const DEFAULT_REMEMBER_EXPIRED_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The key of the sweep's own lease: one sweep at a time across every process and host. */
 export const SWEEP_LEASE_KEY = "chat-serve:pending-run-sweep";

@@ -20,6 +20,7 @@ import {
   uniquePrefix,
   uniqueSchema,
 } from "../helpers/services.js";
+import { eventually } from "../helpers/eventually.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 const skip = await requireRedisAndPostgres();
@@ -285,6 +286,12 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
     cleanups.push(() => void server.stop("SIGKILL"));
     assert.match(server.output(), /\(2 workers/u);
     assert.match(server.output(), /note each of the 2 workers keeps its own stored responses/u);
+    // The same surface lines as one process prints, after the one ready line.
+    await eventually(async () => assert.match(server.output(), /\n {2}playground +http:\/\/127\.0\.0\.1:\d+\/v1\/playground\n/u), 5_000);
+    assert.match(server.output(), /\n {2}mcp +http:\/\/127\.0\.0\.1:\d+\/v1\/mcp {2}\(Streamable HTTP; no sessions/u);
+    assert.match(server.output(), /\n {2}a2a +http:\/\/127\.0\.0\.1:\d+\/v1\/a2a/u);
+    assert.match(server.output(), /\n {2}stored +responses and conversations in memory/u);
+    assert.equal(server.output().match(/^ {2}version/gmu)?.length, 1, "one banner, from the primary");
     // The ready line comes once both workers listen; new connections reach either.
     for (let index = 0; index < 6; index += 1) {
       const response = await fetch(`${server.baseURL}/chat/completions`, {

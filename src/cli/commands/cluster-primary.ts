@@ -25,6 +25,8 @@ export async function runPrimary(options: {
   host: string;
   prefix: string;
   metrics: (MetricsSettings & { path: string }) | undefined;
+  /** The lines under `ready`, for the address the workers listen on. */
+  banner?: (address: string) => string;
 }): Promise<void> {
   let stopping = false;
   let listening = 0;
@@ -56,6 +58,7 @@ export async function runPrimary(options: {
       process.stdout.write(
         `${chalk.green("ready")} http://${host}:${address.port}${options.prefix}  ${chalk.dim(`(${options.workers} workers, Ctrl+C to stop)`)}\n`,
       );
+      if (options.banner !== undefined) process.stdout.write(options.banner(`http://${host}:${address.port}`));
     }
   });
   cluster.on("exit", (worker, code, signal) => {

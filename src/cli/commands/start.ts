@@ -1,6 +1,4 @@
 import cluster from "node:cluster";
-import { createRequire } from "node:module";
-import { networkInterfaces } from "node:os";
 import path from "node:path";
 import chalk from "chalk";
 import { storeConfigOf, webhookTargetsOf } from "../../config/define-config.js";
@@ -15,10 +13,11 @@ import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
 import { StoreSweeper } from "../../server/store-sweeper.js";
 import { assertTracingInstalled } from "../../tracing/tracing-callback.js";
 import { parseDuration } from "../../util/duration.js";
-import { type BackgroundSetup, backgroundSetup, describeBackground } from "../background-setup.js";
+import { backgroundSetup } from "../background-setup.js";
+import { banner, surfaceSettings } from "../banner.js";
 import { workerDrained } from "../cluster-drain.js";
 import { loggerOptions } from "../logger-options.js";
-import { agentRows, mcpSettings } from "../mcp-setup.js";
+import { agentRows } from "../mcp-setup.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { langGraphNote, redactUrl } from "../output.js";
@@ -54,68 +53,6 @@ function parseWorkers(value: string | undefined): number {
     throw new UserError(`--workers must be a whole number from 1 to 256 (got '${value}')`);
   }
   return workers;
-}
-
-/** Only this machine can reach a server listening here. */
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/u.test(host);
-}
-
-/** The lines under `ready`: version, playground, docs, the address on the network, and a request to paste. */
-function banner(options: {
-  address: string;
-  prefix: string;
-  host: string;
-  docs: boolean;
-  playground: boolean;
-  /** The mcp and a2a rows. */
-  agents: [string, string][];
-  metrics: string | undefined;
-  chatUiPrefix: string | undefined;
-  firstModel: string | undefined;
-  /** Where stored responses live: `memory` (gone at restart) or `postgres`. */
-  store: { kind: string; expireAfter: string };
-  /** Background runs: where and how they run. */
-  background: BackgroundSetup;
-  /** API keys are checked. */
-  auth: boolean;
-}): string {
-  const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
-  const base = `${options.address}${options.prefix}`;
-  const rows: [string, string][] = [["version", `chat-serve ${version}`]];
-  if (options.playground) rows.push(["playground", `${base}/playground`]);
-  else if (!isLoopback(options.host)) rows.push(["playground", "off on a network address (server.playground: true turns it on)"]);
-  if (options.docs) rows.push(["docs", `${base}/docs`]);
-  rows.push(...options.agents);
-  if (options.chatUiPrefix !== undefined)
-    rows.push(["chat UIs", `${options.address}${options.chatUiPrefix}  (the chat-ui profile, for Open WebUI and the like)`]);
-  if (options.metrics !== undefined) rows.push(["metrics", options.metrics]);
-  rows.push([
-    "stored",
-    options.store.kind === "memory"
-      ? `responses and conversations in memory: lost at restart (store.kind "postgres" keeps them; kept ${options.store.expireAfter} at most)`
-      : `responses and conversations in Postgres, kept ${options.store.expireAfter} after their last use`,
-  ]);
-  rows.push(["background", describeBackground(options.background)]);
-  if (options.host === "0.0.0.0" || options.host === "::") {
-    const port = new URL(options.address).port;
-    const external = Object.values(networkInterfaces())
-      .flat()
-      .find((entry) => entry !== undefined && entry.family === "IPv4" && !entry.internal);
-    if (external !== undefined) rows.push(["network", `http://${external.address}:${port}${options.prefix}`]);
-  }
-  if (options.firstModel !== undefined) {
-    const body = JSON.stringify({ model: options.firstModel, messages: [{ role: "user", content: "hello" }] });
-    rows.push(["try", `curl ${base}/chat/completions -H 'content-type: application/json' -d '${body}'`]);
-  }
-  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
-  const lines = rows.map(([label, value]) => `  ${chalk.dim(label)}${" ".repeat(width - label.length)}${value}`);
-  if (!isLoopback(options.host) && !options.auth) {
-    lines.push(
-      `${chalk.yellow("warning")} no API keys: anyone who can reach ${options.host} can run the models (set auth in the config; see "API keys and tenants" in docs/production.md)`,
-    );
-  }
-  return `${lines.join("\n")}\n`;
 }
 
 /** Why a backend could not be reached, in words a newcomer can act on. */
@@ -210,8 +147,26 @@ export async function startCommand(options: StartOptions): Promise<void> {
           `${chalk.yellow("note")} each of the ${workers} workers keeps its own stored responses and background runs in memory: a request naming one (previous_response_id, retrieve, cancel) may reach another worker and get 404. store: { kind: "postgres" } shares them.\n`,
         );
       }
+      // The workers print nothing: the primary's banner says what each of them serves.
+      const setup = backgroundSetup(loaded, backends, { warn: () => {} });
+      if (setup.kind === "shared") await setup.shared.queue.close();
       await backends.close();
-      return runPrimary({ workers, host, prefix, metrics: metricsSettings });
+      const surfaces = surfaceSettings(env, server, host, true);
+      const describe = (address: string) =>
+        banner({
+          address,
+          prefix,
+          host,
+          ...surfaces,
+          agents: agentRows(`${address}${prefix}`, surfaces.mcp, surfaces.a2a, setup),
+          metrics: metricsSettings === undefined ? undefined : `${address}${metricsSettings.path}`,
+          chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
+          firstModel: registry.getGraphNames()[0],
+          store: storeConfigOf(loaded.config),
+          background: setup,
+          auth: auth !== undefined,
+        });
+      return runPrimary({ workers, host, prefix, metrics: metricsSettings, banner: describe });
     }
   }
 
@@ -257,11 +212,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   warn = (object, message) => serve.app.log.warn(object, message);
-  const docs = env.docsEnabled ?? server.docs;
-  // On by default where only this machine can reach it.
-  const playground = server.playground ?? isLoopback(host);
-  const mcp = mcpSettings(server.mcp, isLoopback(host), cluster.isWorker);
-  const a2a = server.a2a ?? isLoopback(host);
+  const { docs, playground, mcp, a2a } = surfaceSettings(env, server, host, cluster.isWorker);
   const app = await serve.bind({ prefix, docs, playground, mcp, a2a, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
   // With the memory checkpointer, paused runs are bounded by age as well as by count: by the

@@ -1,0 +1,85 @@
+import { createRequire } from "node:module";
+import { networkInterfaces } from "node:os";
+import chalk from "chalk";
+import type { LoadedConfig } from "../config/load-config.js";
+import type { readEnvSettings } from "../http/env.js";
+import { type BackgroundSetup, describeBackground } from "./background-setup.js";
+import { mcpSettings } from "./mcp-setup.js";
+
+/** Only this machine can reach a server listening here. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/u.test(host);
+}
+
+/** The lines under `ready`: version, playground, docs, the address on the network, and a request to paste. */
+export function banner(options: {
+  address: string;
+  prefix: string;
+  host: string;
+  docs: boolean;
+  playground: boolean;
+  /** The mcp and a2a rows. */
+  agents: [string, string][];
+  metrics: string | undefined;
+  chatUiPrefix: string | undefined;
+  firstModel: string | undefined;
+  /** Where stored responses live: `memory` (gone at restart) or `postgres`. */
+  store: { kind: string; expireAfter: string };
+  /** Background runs: where and how they run. */
+  background: BackgroundSetup;
+  /** API keys are checked. */
+  auth: boolean;
+}): string {
+  const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+  const base = `${options.address}${options.prefix}`;
+  const rows: [string, string][] = [["version", `chat-serve ${version}`]];
+  if (options.playground) rows.push(["playground", `${base}/playground`]);
+  else if (!isLoopback(options.host)) rows.push(["playground", "off on a network address (server.playground: true turns it on)"]);
+  if (options.docs) rows.push(["docs", `${base}/docs`]);
+  rows.push(...options.agents);
+  if (options.chatUiPrefix !== undefined)
+    rows.push(["chat UIs", `${options.address}${options.chatUiPrefix}  (the chat-ui profile, for Open WebUI and the like)`]);
+  if (options.metrics !== undefined) rows.push(["metrics", options.metrics]);
+  rows.push([
+    "stored",
+    options.store.kind === "memory"
+      ? `responses and conversations in memory: lost at restart (store.kind "postgres" keeps them; kept ${options.store.expireAfter} at most)`
+      : `responses and conversations in Postgres, kept ${options.store.expireAfter} after their last use`,
+  ]);
+  rows.push(["background", describeBackground(options.background)]);
+  if (options.host === "0.0.0.0" || options.host === "::") {
+    const port = new URL(options.address).port;
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry !== undefined && entry.family === "IPv4" && !entry.internal);
+    if (external !== undefined) rows.push(["network", `http://${external.address}:${port}${options.prefix}`]);
+  }
+  if (options.firstModel !== undefined) {
+    const body = JSON.stringify({ model: options.firstModel, messages: [{ role: "user", content: "hello" }] });
+    rows.push(["try", `curl ${base}/chat/completions -H 'content-type: application/json' -d '${body}'`]);
+  }
+  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+  const lines = rows.map(([label, value]) => `  ${chalk.dim(label)}${" ".repeat(width - label.length)}${value}`);
+  if (!isLoopback(options.host) && !options.auth) {
+    lines.push(
+      `${chalk.yellow("warning")} no API keys: anyone who can reach ${options.host} can run the models (set auth in the config; see "API keys and tenants" in docs/production.md)`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Which surfaces a process serves: docs, the playground, MCP and A2A. */
+export function surfaceSettings(
+  env: ReturnType<typeof readEnvSettings>,
+  server: LoadedConfig["config"]["server"],
+  host: string,
+  isWorker: boolean,
+) {
+  return {
+    docs: env.docsEnabled ?? server.docs,
+    // On by default where only this machine can reach it.
+    playground: server.playground ?? isLoopback(host),
+    mcp: mcpSettings(server.mcp, isLoopback(host), isWorker),
+    a2a: server.a2a ?? isLoopback(host),
+  };
+}

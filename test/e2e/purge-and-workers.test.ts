@@ -8,6 +8,7 @@ import { RedisRunCoordinator } from "../../src/coordination/redis-run-coordinato
 import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
 import { runCli, startCli } from "../helpers/cli.js";
 import { distributedProject } from "../helpers/distributed-project.js";
+import { eventually } from "../helpers/eventually.js";
 import { connectMcp, resultText } from "../helpers/mcp.js";
 import { freePort } from "../helpers/private-redis.js";
 import { answerBatch } from "../helpers/resume.js";
@@ -20,7 +21,6 @@ import {
   uniquePrefix,
   uniqueSchema,
 } from "../helpers/services.js";
-import { eventually } from "../helpers/eventually.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 const skip = await requireRedisAndPostgres();

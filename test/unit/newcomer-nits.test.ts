@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { test } from "node:test";
 import { REPO_ROOT } from "../helpers/cli.js";
 
@@ -36,4 +37,16 @@ test("the README's commands work before chat-serve is on the registry: npm start
   assert.match(quickStart, /```sh\nnpm install\nnpm start\n```/u);
   const ownGraphs = readme.slice(readme.indexOf("## Serve your own graphs"), readme.indexOf("## What it does"));
   assert.match(ownGraphs, /npm link .*\n.*\nchat-serve start/u);
+});
+
+test("the two dependencies npm warns about on Node 20 (cookie 2, content-disposition 3) load and work as their dependents load them", () => {
+  // Both are ES modules that their CommonJS dependents require(): Node 20.19 and later do that,
+  // which is what their "node >= 22" engines field stands for (README, "Node 20 and npm's warning").
+  const fromStatic = createRequire(createRequire(import.meta.url).resolve("@fastify/static"));
+  const { create } = fromStatic("content-disposition") as { create: (name: string) => string };
+  assert.equal(create("notes.txt"), "attachment; filename=notes.txt");
+  const fromInject = createRequire(createRequire(createRequire(import.meta.url).resolve("fastify")).resolve("light-my-request"));
+  const { parseCookie } = fromInject("cookie") as { parseCookie: (text: string) => Record<string, string> };
+  assert.deepEqual({ ...parseCookie("a=1; b=two") }, { a: "1", b: "two" });
+  assert.match(read("README.md"), /EBADENGINE/u);
 });

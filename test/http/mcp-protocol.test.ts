@@ -7,9 +7,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { graph as approvalGraph } from "../../demo/graphs/approval.js";
 import { graph as echoGraph } from "../../demo/graphs/echo.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { ChatServe } from "../../src/http/chat-serve.js";
 import { McpSessions } from "../../src/http/mcp/mcp-sessions.js";
-import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { eventually } from "../helpers/eventually.js";
 import { trackLiveResources } from "../helpers/live-handles.js";
 import { connectMcp, resultText } from "../helpers/mcp.js";
@@ -350,15 +348,18 @@ describe("MCP: sessions, stateless mode and what is left", () => {
     const sessions = new McpSessions(60_000, 6, 3);
     const closed: string[] = [];
     let clock = 0;
-    const session = (id: string, tenant: string) => ({
-      id,
-      owner: tenant,
-      tenant,
-      open: 0,
-      lastSeen: (clock += 1),
-      transport: {} as never,
-      server: { close: async () => void closed.push(id) } as never,
-    });
+    const session = (id: string, tenant: string) => {
+      clock += 1;
+      return {
+        id,
+        owner: tenant,
+        tenant,
+        open: 0,
+        lastSeen: clock,
+        transport: {} as never,
+        server: { close: async () => void closed.push(id) } as never,
+      };
+    };
     assert.equal(await sessions.add(session("a1", "A")), true);
     // Tenant B opens 1,000 sessions: each past its cap of 3 ends one of B's own.
     for (let index = 0; index < 1_000; index += 1) assert.equal(await sessions.add(session(`b${index}`, "B")), true);

@@ -54,7 +54,10 @@ export class McpSessions {
         byTenant.set(candidate.tenant, [...(byTenant.get(candidate.tenant) ?? []), candidate]);
       const largest = [...byTenant.values()].sort((a, b) => b.length - a.length);
       let made = false;
-      for (const sessions of largest) if ((made = await this.#endLeastRecentIdle(sessions))) break;
+      for (const sessions of largest) {
+        made = await this.#endLeastRecentIdle(sessions);
+        if (made) break;
+      }
       if (!made) return false;
     }
     this.#sessions.set(session.id, session);

@@ -130,10 +130,13 @@ describe("pending-run expiry", { skip, timeout: 60_000 }, () => {
     const servers = await Promise.all([0, 1].map(() => startCli([], { cwd: dir, env: { ...env, LOG_LEVEL: "info" } })));
     for (const server of servers) cleanups.push(() => void server.stop("SIGKILL"));
     const client = new OpenAI({ baseURL: servers[0]!.baseURL, apiKey: "x", maxRetries: 0 });
+    const calls = new Map<string, OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall[]>();
     const pause = async () => {
       const paused = await client.chat.completions.create({ model: "counter", messages: [{ role: "user", content: "go" }] });
-      return JSON.parse((paused.choices[0]!.message.tool_calls![0] as { function: { arguments: string } }).function.arguments)
-        .run_id as string;
+      const toolCalls = paused.choices[0]!.message.tool_calls as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall[];
+      const runId = JSON.parse(toolCalls[0]!.function.arguments).run_id as string;
+      calls.set(runId, toolCalls);
+      return runId;
     };
     const old = await pause();
     const listed = JSON.parse((await runCli(["pending", "--json"], { cwd: dir, env })).stdout) as { runId: string; scope: string }[];
@@ -173,6 +176,21 @@ describe("pending-run expiry", { skip, timeout: 60_000 }, () => {
     );
     const table = await runCli(["pending", "--older-than", "1h"], { cwd: dir, env });
     assert.equal(table.stdout.trim(), "no pending runs idle for more than 1h");
+    // Long after (more than two expiry periods of sweeps on both servers), the client that comes
+    // back to the other server is still told the run expired.
+    await sleep(7_000);
+    const late = new OpenAI({ baseURL: servers[1]!.baseURL, apiKey: "x", maxRetries: 0 });
+    await assert.rejects(
+      late.chat.completions.create({
+        model: "counter",
+        messages: answerBatch([{ role: "user", content: "go" }], calls.get(old)!, JSON.stringify({ resume: "yes" })),
+      }),
+      (error: InstanceType<typeof OpenAI.APIError>) => {
+        assert.equal(error.status, 409);
+        assert.match(error.message, /This run expired/u);
+        return true;
+      },
+    );
   });
 });
 

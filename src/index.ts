@@ -9,6 +9,8 @@
  * ```
  * @packageDocumentation
  */
+
+export { type BindOptions, ChatServe, type ChatServeOptions } from "./app/chat-serve.js";
 export { type ChatServeConfig, defineConfig, type GraphEntryConfig } from "./config/define-config.js";
 export { InMemoryRunCoordinator } from "./coordination/in-memory-run-coordinator.js";
 export {
@@ -26,12 +28,11 @@ export { type CitationAnnotation, citationSlice } from "./events/citations.js";
 export { clientEvent, type ProgressData, type StatusData, statusEvent } from "./events/emit.js";
 export { CLIENT_EVENT_TYPES, type ClientEventEnvelope, type ClientEventType, MAX_EVENT_BYTES } from "./events/envelope.js";
 export type { ApiKeyEntry, Authenticate, AuthenticateResult, AuthSettings, Caller } from "./http/auth.js";
-export { type BindOptions, ChatServe, type ChatServeOptions } from "./http/chat-serve.js";
 export { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./http/framework-errors.js";
+export type { ReadinessCheck } from "./http/health.js";
 export type { HttpTimeouts } from "./http/host-app.js";
 export type { Limit, LimitSettings } from "./http/limits.js";
 export type { MetricsSettings, ServerMetrics } from "./http/metrics.js";
-export type { ReadinessCheck } from "./http/routes/health.js";
 export type { CheckpointScope } from "./http/run-request.js";
 export {
   type ClientTool,

@@ -1,6 +1,6 @@
+import type { SharedBackground } from "../app/chat-serve.js";
+import { BullmqQueue } from "../background/bullmq-queue.js";
 import type { LoadedConfig } from "../config/load-config.js";
-import { BullmqQueue } from "../http/background/bullmq-queue.js";
-import type { SharedBackground } from "../http/chat-serve.js";
 import type { Backends } from "../server/backends.js";
 import { parseDuration } from "../util/duration.js";
 

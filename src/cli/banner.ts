@@ -3,23 +3,22 @@ import { networkInterfaces } from "node:os";
 import chalk from "chalk";
 import type { LoadedConfig } from "../config/load-config.js";
 import type { readEnvSettings } from "../http/env.js";
+import type { Surface } from "../http/surface.js";
+import { mcpSettingsFromConfig } from "../surfaces/mcp/mcp-surface.js";
 import { type BackgroundSetup, describeBackground } from "./background-setup.js";
-import { mcpSettings } from "./mcp-setup.js";
 
 /** Only this machine can reach a server listening here. */
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/u.test(host);
 }
 
-/** The lines under `ready`: version, playground, docs, the address on the network, and a request to paste. */
+/** The lines under `ready`: version, each surface's rows, stores, the address on the network, and a request to paste. */
 export function banner(options: {
   address: string;
   prefix: string;
   host: string;
-  docs: boolean;
-  playground: boolean;
-  /** The mcp and a2a rows. */
-  agents: [string, string][];
+  /** The surfaces served: each adds its rows (playground, docs, MCP, A2A…). */
+  surfaces: readonly Surface[];
   metrics: string | undefined;
   chatUiPrefix: string | undefined;
   firstModel: string | undefined;
@@ -33,10 +32,10 @@ export function banner(options: {
   const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
   const rows: [string, string][] = [["version", `chat-serve ${version}`]];
-  if (options.playground) rows.push(["playground", `${base}/playground`]);
-  else if (!isLoopback(options.host)) rows.push(["playground", "off on a network address (server.playground: true turns it on)"]);
-  if (options.docs) rows.push(["docs", `${base}/docs`]);
-  rows.push(...options.agents);
+  rows.push(...options.surfaces.flatMap((surface) => surface.bannerRows?.(base) ?? []));
+  if (!options.surfaces.some((surface) => surface.name === "playground") && !isLoopback(options.host)) {
+    rows.push(["playground", "off on a network address (server.playground: true turns it on)"]);
+  }
   if (options.chatUiPrefix !== undefined)
     rows.push(["chat UIs", `${options.address}${options.chatUiPrefix}  (the chat-ui profile, for Open WebUI and the like)`]);
   if (options.metrics !== undefined) rows.push(["metrics", options.metrics]);
@@ -79,7 +78,7 @@ export function surfaceSettings(
     docs: env.docsEnabled ?? server.docs,
     // On by default where only this machine can reach it.
     playground: server.playground ?? isLoopback(host),
-    mcp: mcpSettings(server.mcp, isLoopback(host), isWorker),
+    mcp: mcpSettingsFromConfig(server.mcp, isLoopback(host), isWorker),
     a2a: server.a2a ?? isLoopback(host),
   };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import type { WebhookTarget } from "../background/webhooks.js";
 import { type ApiKeyEntry, type Authenticate, apiKeyEntrySchema } from "../http/auth.js";
-import type { WebhookTarget } from "../http/background/webhooks.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import { type GraphConfigInput, toolEventsSchema } from "../registry/graph-config.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";

@@ -8,6 +8,7 @@ import type { MetricsSettings } from "./metrics.js";
 import { sendServeError } from "./plugin.js";
 import { requestIdOf, resolveRequestId } from "./request-id.js";
 import { lazySchemaController } from "./schema-compilers.js";
+import type { SurfacePointer } from "./surface.js";
 
 // The fastify app chat-serve creates when it is given none: its timeouts, its answers to
 // framework and client errors, `GET /` and the pointers for a base URL without the prefix,
@@ -17,34 +18,35 @@ import { lazySchemaController } from "./schema-compilers.js";
 const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
 
 /**
- * On an app chat-serve created: `GET /` says where the API, the playground and the docs are
- * (a page for a browser, JSON for anything else), and a request for an API path without the
- * prefix (a base URL missing `/v1`) is told the right URL.
+ * On an app chat-serve created: `GET /` says where the API is, and where each surface that
+ * points itself out is (a page for a browser, JSON for anything else), and a request for an API
+ * path without the prefix (a base URL missing `/v1`) is told the right URL.
  */
-export function registerRootPointers(
-  app: FastifyInstance,
-  options: { prefix: string; docs: boolean; playground: boolean; mcp?: boolean; a2a?: boolean },
-): void {
-  const { prefix } = options;
-  const links = {
-    api: prefix || "/",
-    models: `${prefix}/models`,
-    ...(options.playground ? { playground: `${prefix}/playground` } : {}),
-    ...(options.docs ? { docs: `${prefix}/docs` } : {}),
-    ...(options.mcp === true ? { mcp: `${prefix}/mcp` } : {}),
-    ...(options.a2a === true ? { a2a: `${prefix}/a2a` } : {}),
-  };
-  const where = `${options.playground ? ` Try the models in a browser at ${links.playground}.` : ""}${
-    options.mcp === true ? ` MCP clients connect to ${links.mcp}.` : ""
-  }${options.a2a === true ? ` A2A agent cards are listed at ${links.a2a}.` : ""}`;
-  const message = `chat-serve is running. The OpenAI-compatible API is under ${links.api}: list the models with GET ${links.models}.${where}`;
+export function registerRootPointers(app: FastifyInstance, prefix: string, pointers: readonly SurfacePointer[]): void {
+  const api = { api: prefix || "/", models: `${prefix}/models` };
+  const urls = pointers.map((pointer) => ({ ...pointer, url: `${prefix}${pointer.path}` }));
+  const links = { ...api, ...Object.fromEntries(urls.map(({ label, url }) => [label, url])) };
+  const sentences = urls
+    .filter((pointer) => pointer.sentence !== undefined)
+    .map((pointer) => ` ${pointer.sentence!.replaceAll("{url}", pointer.url)}`)
+    .join("");
+  const message = `chat-serve is running. The OpenAI-compatible API is under ${api.api}: list the models with GET ${api.models}.${sentences}`;
+  const item = (pointer: (typeof urls)[number]) => `<li>${pointer.item.replaceAll("{url}", escapeHtml(pointer.url))}</li>\n`;
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chat-serve</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; line-height: 1.5">
 <h1>chat-serve is running</h1>
 <ul>
-${options.playground ? `<li><a href="${escapeHtml(links.playground!)}">Playground</a>: chat with the models in this browser</li>\n` : ""}<li>OpenAI-compatible API: base URL <code>${escapeHtml(links.api)}</code> (<a href="${escapeHtml(links.models)}">the models</a>)</li>
-${options.docs ? `<li><a href="${escapeHtml(links.docs!)}">API docs</a></li>\n` : ""}${options.mcp === true ? `<li>MCP server (Streamable HTTP): <code>${escapeHtml(links.mcp!)}</code></li>\n` : ""}${options.a2a === true ? `<li>A2A agents: <a href="${escapeHtml(links.a2a!)}">the agent cards</a></li>\n` : ""}</ul>
+${urls
+  .filter((pointer) => pointer.first === true)
+  .map(item)
+  .join(
+    "",
+  )}<li>OpenAI-compatible API: base URL <code>${escapeHtml(api.api)}</code> (<a href="${escapeHtml(api.models)}">the models</a>)</li>
+${urls
+  .filter((pointer) => pointer.first !== true)
+  .map(item)
+  .join("")}</ul>
 </body></html>`;
   app.get("/", async (request, reply) => {
     // A browser asks for HTML first; clients and curl get JSON.

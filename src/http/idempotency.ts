@@ -5,7 +5,7 @@ import { storeCall } from "../dialects/responses/stored-context.js";
 import { IdempotencyKeyReusedError, InvalidRequestError, RunBusyError } from "../errors/catalogue.js";
 import type { IdempotencyRecord } from "../store/conversation-store.js";
 import type { ResponseObject } from "../wire/responses-response.js";
-import { reattach } from "./routes/background-routes.js";
+import { reattach } from "./background-routes.js";
 import { type RunRouteOptions, requestScope } from "./run-request.js";
 
 // An answer larger than this is not kept: a repeat of its request runs again.

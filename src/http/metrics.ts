@@ -17,7 +17,8 @@ export interface MetricsSettings {
 }
 
 /** The API a request used, as the `api` label. */
-export type ApiLabel = "chat.completions" | "responses" | "mcp" | "a2a" | "models" | "health" | "other";
+/** A route's `api` label: one its surface declared (`chat.completions`, `mcp`…), or `other`. */
+export type ApiLabel = string;
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const BACKEND_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, HTTPMethods } from "fastify";
 import secureJson from "secure-json-parse";
+import type { BackgroundRuns } from "../background/background-runs.js";
 import {
   InvalidApiKeyError,
   InvalidRequestError,
@@ -8,23 +9,19 @@ import {
   UnknownUrlError,
 } from "../errors/catalogue.js";
 import type { ServeError } from "../errors/serve-error.js";
+import { toServeError } from "../errors/to-serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { RunTracker } from "../runs/run-tracker.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
 import type { Authenticator, Caller } from "./auth.js";
-import type { BackgroundRuns } from "./background/background-runs.js";
-import { errorBody, toServeError } from "./error-mapper.js";
+import { errorBody } from "./error-mapper.js";
+import { type ReadinessCheck, registerHealthRoutes } from "./health.js";
 import type { RunLimits } from "./limits.js";
-import type { McpSettings } from "./mcp/mcp-route.js";
-import type { ApiLabel, ServerMetrics } from "./metrics.js";
+import type { ServerMetrics } from "./metrics.js";
 import { resolveRequestId } from "./request-id.js";
-import { type ClientProfile, registerChatRoute } from "./routes/chat-completions.js";
-import { registerConversationRoutes } from "./routes/conversations.js";
-import { type ReadinessCheck, registerHealthRoutes } from "./routes/health.js";
-import { registerModelRoutes } from "./routes/models.js";
-import { registerResponsesRoute } from "./routes/responses.js";
-import type { CheckpointScope } from "./run-request.js";
-import type { RunTracker } from "./run-tracker.js";
+import type { CheckpointScope, ClientProfile } from "./run-request.js";
+import type { Surface } from "./surface.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -49,7 +46,6 @@ export interface ChatServePluginOptions {
   keepAliveMs: number;
   /** Deadline of each readiness check. */
   backendTimeoutMs: number;
-  docs: boolean;
   /** Browser origins allowed to call the API; absent: no CORS headers. */
   cors?: { origins: readonly string[] };
   /** The host app's own request IDs are ours (`genReqId`), logged as `requestId` already. */
@@ -70,12 +66,8 @@ export interface ChatServePluginOptions {
   limits?: RunLimits;
   /** API keys and tenants; absent: every caller is let in. */
   authenticator?: Authenticator;
-  /** Serve the playground page at `{prefix}/playground`. */
-  playground: boolean;
-  /** Serve the models as MCP tools at `{prefix}/mcp`, with each model's tool name. */
-  mcp?: { settings: McpSettings; tools: ReadonlyMap<string, string> };
-  /** Serve every model as an A2A agent under `{prefix}/a2a` (needs background runs); the version its cards give. */
-  a2a?: { version: string };
+  /** The ways in this mount serves, in the order they are registered (the docs first: they document what follows). */
+  surfaces: readonly Surface[];
   readinessChecks: readonly ReadinessCheck[];
   /** One log line per request at info (method, path, status, model, duration, request ID). */
   requestLog: boolean;
@@ -105,42 +97,29 @@ function parseJsonBody(text: string): unknown {
   }
 }
 
+/** The probes every mount serves: the shared server's own routes, described as a surface's are. */
+const HEALTH: Pick<Surface, "methods" | "apiLabels" | "publicPaths"> = {
+  methods: { "/health": ["GET"], "/ready": ["GET"] },
+  apiLabels: { "/health": "health", "/ready": "health" },
+  publicPaths: ["/health", "/ready"],
+};
+
 /**
- * What needs no API key: the probes (liveness, readiness), and the pages (playground, docs)
- * whose API calls need one.
+ * What needs no API key: the paths the surfaces open (pages, probes, discovery documents).
  * Matched on the route's pattern, so a query string or an unknown path never passes.
  */
-function publicRoutes(prefix: string): (route: string | undefined) => boolean {
-  const exact = new Set(
-    [
-      "/health",
-      "/ready",
-      "/playground",
-      "/playground/",
-      "/playground/assets/*",
-      "/playground/mermaid.min.js",
-      "/openapi.json",
-      // A2A discovery: a client reads a card to learn how to authenticate.
-      "/a2a",
-      "/a2a/:model/.well-known/agent-card.json",
-    ].map((path) => prefix + path),
-  );
-  const pages = [`${prefix}/docs`, `${prefix}/redoc`];
+function publicRoutes(prefix: string, surfaces: readonly Pick<Surface, "publicPaths">[]): (route: string | undefined) => boolean {
+  const paths = surfaces.flatMap((surface) => surface.publicPaths ?? []);
+  const exact = new Set(paths.filter((path) => !path.endsWith("/**")).map((path) => prefix + path));
+  const pages = paths.filter((path) => path.endsWith("/**")).map((path) => prefix + path.slice(0, -"/**".length));
   return (route) => route !== undefined && (exact.has(route) || pages.some((page) => route === page || route.startsWith(`${page}/`)));
 }
 
-/** The `api` label of a route: bounded, whatever URL a client asks for. */
-function apiLabels(prefix: string): (route: string | undefined) => ApiLabel {
-  const labels = new Map<string, ApiLabel>([
-    [`${prefix}/chat/completions`, "chat.completions"],
-    [`${prefix}/responses`, "responses"],
-    [`${prefix}/mcp`, "mcp"],
-    [`${prefix}/a2a/:model`, "a2a"],
-    [`${prefix}/models`, "models"],
-    [`${prefix}/models/*`, "models"],
-    [`${prefix}/health`, "health"],
-    [`${prefix}/ready`, "health"],
-  ]);
+/** The `api` label of a route, as its surface declared it: bounded, whatever URL a client asks for. */
+function apiLabels(prefix: string, surfaces: readonly Pick<Surface, "apiLabels">[]): (route: string | undefined) => string {
+  const labels = new Map(
+    surfaces.flatMap((surface) => Object.entries(surface.apiLabels ?? {})).map(([path, label]) => [prefix + path, label]),
+  );
   return (route) => (route === undefined ? "other" : (labels.get(route) ?? "other"));
 }
 
@@ -195,11 +174,17 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   const logRequests = options.requestLog && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("info") === true;
   const { metrics } = options;
   const models = new Set(options.registry.getGraphNames());
-  const apiOf = apiLabels(options.prefix);
+  const described = [...options.surfaces, HEALTH];
+  const apiOf = apiLabels(options.prefix, described);
+  // The label goes on the route, for the code that counts a run's events.
+  app.addHook("onRoute", (route) => {
+    const label = apiOf(route.url);
+    if (label !== "other") route.config = { ...(route.config as object), api: label };
+  });
   app.decorateRequest("chatServeStarted", 0);
   app.decorateRequest("chatServeFailure", undefined);
   // A draining server takes no new runs; what runs already may finish.
-  const runRoutes = new Set([`${options.prefix}/chat/completions`, `${options.prefix}/responses`]);
+  const runRoutes = new Set(options.surfaces.flatMap((surface) => surface.runPaths ?? []).map((path) => options.prefix + path));
   app.addHook("onRequest", async (request, reply) => {
     request.chatServeStarted = performance.now();
     if (options.hostRequestIds) {
@@ -260,7 +245,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   }
   const { authenticator } = options;
   if (authenticator !== undefined) {
-    const isPublic = publicRoutes(options.prefix);
+    const isPublic = publicRoutes(options.prefix, described);
     // Before the body is read and before any graph code runs.
     app.addHook("onRequest", async (request) => {
       if (request.method === "OPTIONS" || isPublic(request.routeOptions.url)) return;
@@ -282,54 +267,10 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url)));
 
   await options.limits?.register(app);
-  // The docs plugins load only when docs are on.
-  if (options.docs)
-    await (await import("./docs.js")).registerDocs(
-      app,
-      options.prefix,
-      options.registry.getGraphNames(),
-      options.authenticator !== undefined,
-    );
-  if (options.playground)
-    await (await import("./playground.js")).registerPlayground(app, {
-      prefix: options.prefix,
-      docs: options.docs,
-      registry: options.registry,
-    });
-  const created = Math.floor(Date.now() / 1000);
-  registerModelRoutes(app, options.registry, created);
-  registerChatRoute(app, options);
-  registerResponsesRoute(app, options);
-  registerConversationRoutes(app, options);
+  // Every surface on this instance: hooks, error handler and the content-type parsers above apply to all.
+  for (const surface of options.surfaces) await surface.register(app, options);
   registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs, options.isDraining);
-  if (options.mcp !== undefined) {
-    const { registerMcpRoute } = await import("./mcp/mcp-route.js");
-    await registerMcpRoute(app, { ...options, mcp: options.mcp.settings, tools: options.mcp.tools });
-    refuseOtherMethods(app, "/mcp", ["GET", "POST", "DELETE"]);
+  for (const { methods } of described) {
+    for (const [path, allowed] of Object.entries(methods ?? {})) refuseOtherMethods(app, path, allowed);
   }
-  if (options.a2a !== undefined && options.background !== undefined) {
-    const { registerA2aRoutes } = await import("./a2a/a2a-route.js");
-    await registerA2aRoutes(app, {
-      ...options,
-      background: options.background,
-      auth: options.authenticator !== undefined,
-      version: options.a2a.version,
-    });
-    refuseOtherMethods(app, "/a2a", ["GET"]);
-    refuseOtherMethods(app, "/a2a/:model", ["POST"]);
-    refuseOtherMethods(app, "/a2a/:model/.well-known/agent-card.json", ["GET"]);
-  }
-  refuseOtherMethods(app, "/models", ["GET"]);
-  refuseOtherMethods(app, "/models/*", ["GET"]);
-  refuseOtherMethods(app, "/chat/completions", ["POST"]);
-  refuseOtherMethods(app, "/responses", ["POST"]);
-  refuseOtherMethods(app, "/responses/:id", ["GET", "DELETE"]);
-  refuseOtherMethods(app, "/responses/:id/input_items", ["GET"]);
-  refuseOtherMethods(app, "/responses/:id/cancel", ["POST"]);
-  refuseOtherMethods(app, "/conversations", ["POST"]);
-  refuseOtherMethods(app, "/conversations/:id", ["GET", "POST", "DELETE"]);
-  refuseOtherMethods(app, "/conversations/:id/items", ["GET", "POST"]);
-  refuseOtherMethods(app, "/conversations/:id/items/:item_id", ["GET", "DELETE"]);
-  refuseOtherMethods(app, "/health", ["GET"]);
-  refuseOtherMethods(app, "/ready", ["GET"]);
 }

@@ -1,25 +1,28 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { BackgroundRuns } from "../background/background-runs.js";
 import { GraphConfigurationError } from "../errors/catalogue.js";
 import { isServeError, type ServeError } from "../errors/serve-error.js";
+import { toServeError } from "../errors/to-serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ResumeOf } from "../runs/interrupts/interrupt-run.js";
 import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
+import type { RunTracker } from "../runs/run-tracker.js";
 import type { RunStreamEvent } from "../runs/stream-run.js";
 import type { ThreadRequest } from "../runs/threads/run-thread.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
-import type { BackgroundRuns } from "./background/background-runs.js";
-import { toServeError } from "./error-mapper.js";
 import type { Admission, RunLimits } from "./limits.js";
-import type { ApiLabel, ServerMetrics } from "./metrics.js";
-import { assertVisible } from "./routes/models.js";
-import type { RunTracker } from "./run-tracker.js";
+import type { ServerMetrics } from "./metrics.js";
+import { assertVisible } from "./visibility.js";
 
 /**
  * The server-trusted isolation scope of interrupt checkpoints, from an authenticated tenant
  * or principal: never from request metadata or `user`. Sync or async; a non-empty string.
  * With `auth`, the default is the caller's tenant (`request.chatServeCaller.tenant`).
  */
+/** The wire of a mount: `strict` (OpenAI's) or `chat-ui` (for chat UIs such as Open WebUI). */
+export type ClientProfile = "strict" | "chat-ui";
+
 export type CheckpointScope = (request: FastifyRequest) => string | Promise<string>;
 
 /**
@@ -80,10 +83,9 @@ function runFailure(run: PreparedRun, error: unknown): ServeError {
   return toServeError(error);
 }
 
-/** The `api` label of a run route. */
-function apiOf(request: FastifyRequest): ApiLabel {
-  const route = request.routeOptions.url ?? "";
-  return route.endsWith("/responses") ? "responses" : route.endsWith("/mcp") ? "mcp" : "chat.completions";
+/** The `api` label of a run route, as its surface declared it. */
+function apiOf(request: FastifyRequest): string {
+  return request.routeOptions.config.api ?? "other";
 }
 
 /**

@@ -6,8 +6,8 @@ import {
   type ElicitResult,
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { ChatServe } from "../../src/app/chat-serve.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { ChatServe } from "../../src/http/chat-serve.js";
 import { registryFromConfig } from "../../src/server/from-config.js";
 import { REPO_ROOT } from "./cli.js";
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { type BindOptions, ChatServe, type ChatServeOptions } from "../../src/http/chat-serve.js";
+import { type BindOptions, ChatServe, type ChatServeOptions } from "../../src/app/chat-serve.js";
 import type { GraphConfigInput } from "../../src/registry/graph-config.js";
 import { GraphRegistry, type GraphRegistryOptions } from "../../src/registry/graph-registry.js";
 

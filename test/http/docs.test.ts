@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import Fastify from "fastify";
-import { ChatServe } from "../../src/http/chat-serve.js";
+import { ChatServe } from "../../src/app/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph } from "../fixtures/graphs.js";
 

@@ -51,7 +51,7 @@ before(async () => {
     },
     { runCoordinator: coordinator, checkpointer: saver },
   );
-  const { ChatServe } = await import("../../src/http/chat-serve.js");
+  const { ChatServe } = await import("../../src/app/chat-serve.js");
   const serve = new ChatServe({
     graphs: registry,
     // Server-trusted scope from a header a real deployment would set after authentication.

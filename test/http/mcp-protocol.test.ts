@@ -7,7 +7,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { graph as approvalGraph } from "../../demo/graphs/approval.js";
 import { graph as echoGraph } from "../../demo/graphs/echo.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { McpSessions } from "../../src/http/mcp/mcp-sessions.js";
+import { McpSessions } from "../../src/surfaces/mcp/mcp-sessions.js";
 import { eventually } from "../helpers/eventually.js";
 import { trackLiveResources } from "../helpers/live-handles.js";
 import { connectMcp, resultText } from "../helpers/mcp.js";

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { test } from "node:test";
 import Fastify from "fastify";
-import { ChatServe } from "../../src/http/chat-serve.js";
+import { ChatServe } from "../../src/app/chat-serve.js";
 import { missingHostHook } from "../../src/http/framework-errors.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph } from "../fixtures/graphs.js";

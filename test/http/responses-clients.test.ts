@@ -10,8 +10,8 @@ import { z } from "zod";
 import { graph as approvalGraph } from "../../demo/graphs/approval.js";
 import { graph as echoGraph } from "../../demo/graphs/echo.js";
 import { graph as toolsGraph } from "../../demo/graphs/tools.js";
+import { ChatServe } from "../../src/app/chat-serve.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 
 // The Agents SDK would export traces to OpenAI; there is nothing to reach here.

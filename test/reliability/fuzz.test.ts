@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { ChatServe } from "../../src/app/chat-serve.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { ChatServe } from "../../src/http/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";

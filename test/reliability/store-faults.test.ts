@@ -4,7 +4,7 @@ import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import OpenAI from "openai";
 import pg from "pg";
-import { ChatServe } from "../../src/http/chat-serve.js";
+import { ChatServe } from "../../src/app/chat-serve.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { backendsFromConfig } from "../../src/server/backends.js";
 import { dropSchema, POSTGRES_URL, requirePostgres, uniqueSchema } from "../helpers/services.js";

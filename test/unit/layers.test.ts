@@ -9,8 +9,22 @@ import { fileURLToPath } from "node:url";
 const FLOORS: Record<string, number> = {
   cli: 9,
   server: 8,
+  // ChatServe and the list of surfaces: the library's assembly of the shared server and every way in.
+  app: 7.5,
   config: 7,
-  http: 6,
+  // Each surface (one way in) is a folder of its own: none imports another, and the shared
+  // server below knows none of them.
+  "surfaces/a2a": 6.7,
+  "surfaces/chat": 6.7,
+  "surfaces/docs": 6.7,
+  "surfaces/mcp": 6.7,
+  "surfaces/models": 6.7,
+  "surfaces/playground": 6.7,
+  "surfaces/responses": 6.7,
+  // The shared server: the fastify plugin, the host app, auth, limits, metrics, drain, SSE.
+  http: 6.5,
+  // Background runs drive the same engine as a request does, beside http/: they import nothing from it.
+  background: 6,
   // The chat-ui profile is the chat wire for chat UIs: built on the chat dialect, below http.
   "dialects/chat-ui": 5.5,
   "dialects/chat": 5,
@@ -46,7 +60,7 @@ function files(dir: string): string[] {
 function folderOf(file: string): string | undefined {
   const parts = path.relative(SRC, file).split(path.sep);
   if (parts.length < 2) return undefined;
-  return parts[0] === "dialects" ? `dialects/${parts[1]}` : parts[0];
+  return parts[0] === "dialects" || parts[0] === "surfaces" ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
 test("imports run one way: down the floors, never up or sideways", () => {
@@ -58,8 +72,9 @@ test("imports run one way: down the floors, never up or sideways", () => {
     for (const [, specifier] of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/gu)) {
       if (specifier === undefined) continue;
       if (!specifier.startsWith(".")) {
-        if (FLOORS[from]! <= FLOORS.runs! && FRAMEWORKS.some((name) => specifier === name || specifier.startsWith(`${name}/`))) {
-          problems.push(`${path.relative(SRC, file)} imports ${specifier}: only http/ and above may`);
+        const frameworkFree = FLOORS[from]! <= FLOORS.runs! || from === "background";
+        if (frameworkFree && FRAMEWORKS.some((name) => specifier === name || specifier.startsWith(`${name}/`))) {
+          problems.push(`${path.relative(SRC, file)} imports ${specifier}: only http/, the CLI and the server assembly may`);
         }
         continue;
       }
@@ -69,4 +84,29 @@ test("imports run one way: down the floors, never up or sideways", () => {
     }
   }
   assert.deepEqual(problems, []);
+});
+
+/** The relative imports of every file under a folder of src/, as the folders they reach. */
+function importsOf(folder: string): { file: string; to: string }[] {
+  return files(path.join(SRC, folder)).flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/gu)].map((match) => ({
+      file: path.relative(SRC, file),
+      to: path.relative(SRC, path.resolve(path.dirname(file), match[1]!)),
+    })),
+  );
+}
+
+test("the shared server is blind to which surfaces it serves: nothing under http/ imports a surface's folder", () => {
+  assert.deepEqual(
+    importsOf("http").filter(({ to }) => to.startsWith(`surfaces${path.sep}`)),
+    [],
+  );
+});
+
+test("background runs drive the engine beside http/: nothing under background/ imports http/ or fastify", () => {
+  assert.deepEqual(
+    importsOf("background").filter(({ to }) => to.startsWith(`http${path.sep}`)),
+    [],
+  );
+  for (const file of files(path.join(SRC, "background"))) assert.doesNotMatch(readFileSync(file, "utf8"), /from "fastify"/u, file);
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { backgroundThreadId, MAX_ATTEMPTS, planStart } from "../../src/http/background/takeover.js";
+import { backgroundThreadId, MAX_ATTEMPTS, planStart } from "../../src/background/takeover.js";
 import { parseGraphConfig } from "../../src/registry/graph-config.js";
 
 // How a worker starts attempt N of a background run: on a durable thread, going on from its

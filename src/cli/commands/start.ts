@@ -1,11 +1,12 @@
 import cluster from "node:cluster";
 import path from "node:path";
 import chalk from "chalk";
+import { ChatServe } from "../../app/chat-serve.js";
+import { apiSurfaces } from "../../app/surfaces.js";
 import { storeConfigOf, webhookTargetsOf } from "../../config/define-config.js";
 import { findConfigFile, loadConfig } from "../../config/load-config.js";
 import { UserError } from "../../errors/catalogue.js";
 import { firstLine } from "../../errors/first-line.js";
-import { ChatServe } from "../../http/chat-serve.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
 import { GraphFeature } from "../../registry/features.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
@@ -17,7 +18,6 @@ import { backgroundSetup } from "../background-setup.js";
 import { banner, surfaceSettings } from "../banner.js";
 import { workerDrained } from "../cluster-drain.js";
 import { loggerOptions } from "../logger-options.js";
-import { agentRows } from "../mcp-setup.js";
 import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { langGraphNote, redactUrl } from "../output.js";
@@ -151,14 +151,19 @@ export async function startCommand(options: StartOptions): Promise<void> {
       const setup = backgroundSetup(loaded, backends, { warn: () => {} });
       if (setup.kind === "shared") await setup.shared.queue.close();
       await backends.close();
-      const surfaces = surfaceSettings(env, server, host, true);
+      const selection = surfaceSettings(env, server, host, true);
+      const surfaces = apiSurfaces({
+        ...selection,
+        models: registry.getGraphNames(),
+        background: setup.kind !== "unavailable",
+        version: "",
+      });
       const describe = (address: string) =>
         banner({
           address,
           prefix,
           host,
-          ...surfaces,
-          agents: agentRows(`${address}${prefix}`, surfaces.mcp, surfaces.a2a, setup),
+          surfaces,
           metrics: metricsSettings === undefined ? undefined : `${address}${metricsSettings.path}`,
           chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
           firstModel: registry.getGraphNames()[0],
@@ -289,9 +294,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         address,
         prefix,
         host,
-        docs,
-        playground,
-        agents: agentRows(`${address}${prefix}`, mcp, a2a, setup),
+        surfaces: serve.surfaces,
         metrics: metricsUrl,
         chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
         firstModel: registry.getGraphNames()[0],

@@ -1,11 +1,11 @@
 import chalk from "chalk";
 import { pino } from "pino";
+import { BackgroundRuns } from "../../background/background-runs.js";
+import { WebhookSender } from "../../background/webhooks.js";
 import { webhookTargetsOf } from "../../config/define-config.js";
 import { loadConfig } from "../../config/load-config.js";
 import { ServerShuttingDownError, UserError } from "../../errors/catalogue.js";
-import { BackgroundRuns } from "../../http/background/background-runs.js";
-import { WebhookSender } from "../../http/background/webhooks.js";
-import { RunTracker } from "../../http/run-tracker.js";
+import { RunTracker } from "../../runs/run-tracker.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { backgroundSetup } from "../background-setup.js";
 import { redactUrl } from "../output.js";

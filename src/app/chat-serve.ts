@@ -1,0 +1,390 @@
+import { createRequire } from "node:module";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import { BackgroundRuns } from "../background/background-runs.js";
+import type { BackgroundEventLog } from "../background/event-log.js";
+import { MemoryEventLog } from "../background/event-log.js";
+import { type BackgroundQueue, InProcessQueue } from "../background/job-queue.js";
+import { WebhookSender, type WebhookTarget } from "../background/webhooks.js";
+import { ServerShuttingDownError } from "../errors/catalogue.js";
+import { Authenticator, type AuthSettings } from "../http/auth.js";
+import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../http/env.js";
+import type { ReadinessCheck } from "../http/health.js";
+import { registerReadiness } from "../http/health.js";
+import { createHostApp, type HttpTimeouts, registerRootPointers, registerScrapeRoute } from "../http/host-app.js";
+import { type LimitSettings, RunLimits } from "../http/limits.js";
+import type { MetricsSettings, ServerMetrics } from "../http/metrics.js";
+import { chatServePlugin } from "../http/plugin.js";
+import type { CheckpointScope } from "../http/run-request.js";
+import type { Surface } from "../http/surface.js";
+import { GraphFeature } from "../registry/features.js";
+import { GraphRegistry } from "../registry/graph-registry.js";
+import { RunTracker } from "../runs/run-tracker.js";
+import type { McpBindSettings } from "../surfaces/mcp/mcp-surface.js";
+import { assertTracingInstalled, TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
+import { didYouMean } from "../util/did-you-mean.js";
+import { apiSurfaces, chatUiSurfaces } from "./surfaces.js";
+
+const { version: packageVersion } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+/** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
+function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
+  const coordinators = new Set(registry.getGraphNames().map((name) => registry.getGraph(name).runCoordinator));
+  return [...coordinators]
+    .filter((coordinator) => coordinator?.check !== undefined)
+    .map((coordinator, index) => ({
+      name: index === 0 ? "coordinator" : `coordinator-${index + 1}`,
+      check: () => coordinator!.check!(),
+    }));
+}
+
+const DEFAULT_BODY_LIMIT = 1_048_576;
+const DEFAULT_BACKGROUND_CONCURRENCY = 4;
+const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+export interface ChatServeOptions {
+  /** A host fastify app to mount into. Absent: a new one is created. */
+  app?: FastifyInstance;
+  /** The graph registry. Required. */
+  graphs: GraphRegistry;
+  /**
+   * Isolation scope of interrupt checkpoints, from an authenticated tenant or principal
+   * (sync or async, non-empty). Default `"default"`: fine for single-tenant deployments only.
+   */
+  checkpointScope?: CheckpointScope;
+  /** Logger options for the host app chat-serve creates (ignored with `app`). */
+  logger?: FastifyServerOptions["logger"];
+  /** Largest accepted chat request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Silence after which a stream gets a keep-alive comment (default 15 s). */
+  keepAliveMs?: number;
+  /** Deadline of every backend call this server makes itself, readiness checks included (default 2 s). */
+  backendTimeoutMs?: number;
+  /** Request timeouts of the host app chat-serve creates (ignored with `app`). */
+  httpTimeouts?: HttpTimeouts;
+  /** One log line per request at info level, when the app logs at all (default true). */
+  requestLog?: boolean;
+  /** Extra readiness checks reported by `{prefix}/ready`. */
+  readinessChecks?: readonly ReadinessCheck[];
+  /**
+   * API keys and tenants: every route of the mounted app but `/health` (and the playground
+   * and docs pages) needs a key of `keys` or a tenant from `authenticate`. Absent: no check.
+   */
+  auth?: AuthSettings;
+  /**
+   * Per-tenant request rates and concurrent runs (per client address without `auth`), with
+   * `perModel` overrides. Give `redis` to share the counters between processes.
+   */
+  limits?: LimitSettings;
+  /**
+   * Prometheus metrics. Under the host app at `path` (default `/metrics`, behind `token` when
+   * set), unless `port` asks for a port of its own, which whoever listens must serve (the CLI
+   * does) from `ChatServe.metrics`.
+   */
+  metrics?: MetricsSettings;
+  /** Browser origins allowed to call the API (CORS), like `https://app.example.com`. Default: none. */
+  cors?: { origins: readonly string[] };
+  /**
+   * Background responses (`background: true`): how many this process runs at once (default
+   * 4). They run in this process, from an in-memory queue, and do not survive a restart,
+   * unless `shared` gives the queue and event log every process of the deployment uses.
+   * `{ unavailable: reason }` refuses them, saying why.
+   */
+  background?: { concurrency?: number; shared?: SharedBackground } | { unavailable: string };
+  /**
+   * Endpoints told when a background response ends: OpenAI's webhook events
+   * (`response.completed`, `.failed`, `.cancelled`, `.incomplete`), signed as OpenAI signs them.
+   */
+  webhooks?: readonly WebhookTarget[];
+  /**
+   * Langfuse tracing. Default: on when `SVC_ENABLE_TRACING` is true, with the `TRACING_*`
+   * keys. `false` turns it off whatever the environment says; to use a custom handler, leave
+   * tracing off and pass the handler in a graph's `runtimeCallbacks`.
+   */
+  tracing?: TracingSettings | false;
+}
+
+/** A queue and event log every process of a deployment shares (see `BullmqQueue`). */
+export interface SharedBackground {
+  queue: BackgroundQueue;
+  events: BackgroundEventLog;
+  /** The deployment has a durable checkpointer: a run taken over goes on from its last step. */
+  resumable: boolean;
+  /** How long a run taken over waits for the lease its dead worker held (the lease's TTL and a margin). */
+  leaseWaitMs?: number;
+  /** A background run's leases expire this soon after its worker stops: the queue's takeover time. */
+  leaseTtlMs?: number;
+}
+
+export interface BindOptions {
+  /** URL prefix, default `SVC_CHAT_API_PREFIX` or `/v1`. */
+  prefix?: string;
+  /** Serve `/docs`, `/redoc`, `/openapi.json`; default `SVC_CHAT_API_DOCS_ENABLED` or false. */
+  docs?: boolean;
+  /** Serve the playground page at `{prefix}/playground`; default false. */
+  playground?: boolean;
+  /**
+   * Serve every model as an MCP tool at `{prefix}/mcp` (Streamable HTTP); default false.
+   * `sessions: false` keeps no sessions (several processes behind one address; no
+   * elicitation); `loopbackOnly` refuses Host headers that are not localhost.
+   */
+  mcp?: boolean | McpBindSettings;
+  /**
+   * Serve every model as an A2A agent under `{prefix}/a2a` (its card, and its JSON-RPC
+   * endpoint); default false. Tasks are background responses: it needs background runs.
+   */
+  a2a?: boolean;
+  /**
+   * The same models for chat UIs (Open WebUI and the like) under a second prefix, in the
+   * `chat-ui` profile. `answerTasks` (default true) answers the UI's own title and tag
+   * prompts without running the graph.
+   */
+  profiles?: { "chat-ui"?: { prefix: string; answerTasks?: boolean } };
+}
+
+/**
+ * Serves a graph registry as OpenAI-compatible chat-completions models on a fastify app.
+ *
+ * @example
+ * ```ts
+ * const serve = new ChatServe({ graphs: new GraphRegistry({ echo: { graph, description: "Echo" } }) });
+ * const app = await serve.bind({ prefix: "/v1" });
+ * await app.listen({ port: 8000 });
+ * ```
+ */
+export class ChatServe {
+  /** The host app: the one given, or the one chat-serve created. */
+  readonly app: FastifyInstance;
+  readonly registry: GraphRegistry;
+  readonly #ownsApp: boolean;
+  readonly #options: ChatServeOptions;
+  readonly #runs = new RunTracker();
+  #draining = false;
+  readonly #authenticator: Authenticator | undefined;
+  readonly #limits: RunLimits | undefined;
+  #metrics: ServerMetrics | undefined;
+  #openaiApp: FastifyInstance | undefined;
+  #tracing: TracingCallback | undefined;
+  #background: BackgroundRuns | undefined;
+  #surfaces: readonly Surface[] = [];
+
+  constructor(options: ChatServeOptions) {
+    if (!GraphRegistry.isRegistry(options?.graphs)) {
+      throw new TypeError("ChatServe: 'graphs' must be a GraphRegistry");
+    }
+    this.registry = options.graphs;
+    this.#options = options;
+    this.#ownsApp = options.app === undefined;
+    this.#authenticator = options.auth === undefined ? undefined : new Authenticator(options.auth);
+    this.#limits = options.limits === undefined ? undefined : new RunLimits(options.limits);
+    const known = this.registry.getGraphNames();
+    const unknown = (named: readonly string[], where: (model: string) => string) => {
+      const model = named.find((name) => !known.includes(name));
+      if (model !== undefined) throw new TypeError(`${where(model)}${didYouMean(model, known)}`);
+    };
+    unknown(this.#authenticator?.namedModels ?? [], (model) => `auth: an API key names the model '${model}', which is not registered`);
+    unknown(this.#limits?.namedModels ?? [], (model) => `limits.perModel: '${model}' is not a registered model`);
+    (options.webhooks ?? []).forEach((target, index) => {
+      if (!/^https?:\/\//u.test(String(target?.url)) || !URL.canParse(String(target.url))) {
+        throw new TypeError(`webhooks.${index}.url: must be an http(s) URL`);
+      }
+      if (typeof target.secret !== "string" || target.secret === "") throw new TypeError(`webhooks.${index}.secret: is required`);
+      if (target.timeoutMs !== undefined && !(Number.isFinite(target.timeoutMs) && target.timeoutMs > 0)) {
+        throw new TypeError(`webhooks.${index}.timeoutMs: must be a number of milliseconds above 0`);
+      }
+    });
+    this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);
+  }
+
+  /** Mounts the service under the prefix and returns the host app, ready to listen. */
+  async bind(options: BindOptions = {}): Promise<FastifyInstance> {
+    if (this.#openaiApp !== undefined) throw new Error("ChatServe.bind() was already called");
+    const env = readEnvSettings();
+    const prefix = options.prefix === undefined ? (env.prefix ?? "/v1") : normalizePrefix(options.prefix);
+    const tracingSettings = this.#options.tracing === false ? undefined : (this.#options.tracing ?? tracingSettingsFromEnv(env));
+    if (tracingSettings !== undefined) {
+      await assertTracingInstalled();
+      const tracing = new TracingCallback(tracingSettings);
+      this.#tracing = tracing;
+      this.app.addHook("onClose", () => tracing.shutdown());
+    }
+    const docs = options.docs ?? env.docsEnabled ?? false;
+    const playground = options.playground ?? false;
+    const metricsSettings = this.#options.metrics;
+    const settings = this.#options.background ?? {};
+    const shared = "shared" in settings ? settings.shared : undefined;
+    const queue = shared?.queue ?? new InProcessQueue();
+    if (metricsSettings !== undefined) {
+      // prom-client loads only when metrics are on.
+      const { ServerMetrics } = await import("../http/metrics.js");
+      const metrics = new ServerMetrics({
+        runsInFlight: () => this.#runs.size,
+        background: () => queue.counts(),
+        pendingRuns: this.registry.getGraphNames().some((name) => this.registry.getGraph(name).features.has(GraphFeature.INTERRUPTS))
+          ? () => this.registry.pendingRuns.count()
+          : undefined,
+        timeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+      });
+      this.#metrics = metrics;
+      this.app.addHook("onClose", async () => metrics.close());
+      if (metricsSettings.port === undefined) registerScrapeRoute(this.app, metrics, metricsSettings);
+    }
+    const backendTimeoutMs = this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
+    const readinessChecks = [
+      { name: "graphs", check: () => this.registry.validateAll() },
+      ...coordinatorChecks(this.registry),
+      ...(this.#options.readinessChecks ?? []),
+    ];
+    if (this.#ownsApp && prefix !== "") {
+      // Load balancers, orchestrators and the client guides probe without the prefix, and without a key.
+      this.app.get("/health", async () => ({ status: "ok" }));
+      registerReadiness(this.app, "/ready", readinessChecks, backendTimeoutMs, () => this.#draining);
+    }
+    const surfaces = apiSurfaces({
+      docs,
+      playground,
+      ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
+      ...(options.a2a === undefined ? {} : { a2a: options.a2a }),
+      models: this.registry.getGraphNames(),
+      background: !("unavailable" in settings),
+      version: packageVersion,
+    });
+    this.#surfaces = surfaces;
+    if (this.#ownsApp)
+      registerRootPointers(
+        this.app,
+        prefix,
+        surfaces.flatMap((surface) => surface.pointers ?? []),
+      );
+    const webhooks =
+      this.#options.webhooks === undefined || this.#options.webhooks.length === 0
+        ? undefined
+        : new WebhookSender(this.#options.webhooks, {
+            log: this.app.log,
+            ...(this.#metrics === undefined
+              ? {}
+              : {
+                  observe: (outcome) => this.#metrics?.webhook(outcome),
+                  observeAttempt: (outcome) => this.#metrics?.webhookAttempt(outcome),
+                }),
+          });
+    if (webhooks !== undefined) this.app.addHook("onClose", async () => webhooks.close());
+    const background =
+      "unavailable" in settings
+        ? undefined
+        : new BackgroundRuns({
+            registry: this.registry,
+            queue,
+            events: shared?.events ?? new MemoryEventLog(),
+            ...(shared === undefined
+              ? {}
+              : { resumable: shared.resumable, leaseWaitMs: shared.leaseWaitMs, leaseTtlMs: shared.leaseTtlMs }),
+            runs: this.#runs,
+            backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+            concurrency: settings.concurrency ?? DEFAULT_BACKGROUND_CONCURRENCY,
+            log: this.app.log,
+            ...(webhooks === undefined ? {} : { webhooks }),
+            ...(this.#metrics === undefined ? {} : { metrics: this.#metrics }),
+          });
+    this.#background = background;
+    if (background !== undefined) this.app.addHook("onClose", () => background.close());
+    const pluginOptions = {
+      prefix,
+      background,
+      backgroundUnavailable: "unavailable" in settings ? settings.unavailable : undefined,
+      registry: this.registry,
+      checkpointScope: this.#options.checkpointScope,
+      tracing: this.#tracing,
+      runs: this.#runs,
+      bodyLimit: this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+      backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
+      requestLog: this.#options.requestLog ?? true,
+      surfaces,
+      authenticator: this.#authenticator,
+      limits: this.#limits,
+      metrics: this.#metrics,
+      cors: this.#options.cors,
+      isDraining: () => this.#draining,
+      hostRequestIds: this.#ownsApp,
+      profile: "strict" as const,
+      answerTasks: true,
+      readinessChecks,
+      onInstance: (instance: FastifyInstance) => {
+        this.#openaiApp = instance;
+      },
+    };
+    await this.app.register(chatServePlugin, pluginOptions);
+    const chatUi = options.profiles?.["chat-ui"];
+    if (chatUi !== undefined) {
+      const uiPrefix = normalizePrefix(chatUi.prefix, "profiles.chat-ui.prefix");
+      if (uiPrefix === prefix) throw new TypeError(`profiles.chat-ui.prefix must differ from the API prefix ${prefix}`);
+      // The same models and the same counters, without the pages.
+      await this.app.register(chatServePlugin, {
+        ...pluginOptions,
+        prefix: uiPrefix,
+        surfaces: chatUiSurfaces(),
+        profile: "chat-ui",
+        answerTasks: chatUi.answerTasks ?? true,
+        onInstance: () => {},
+      });
+    }
+    return this.app;
+  }
+
+  /** The surfaces the API mount serves (after `bind()`), in the order they were registered. */
+  get surfaces(): readonly Surface[] {
+    return this.#surfaces;
+  }
+
+  /** The mounted (encapsulated) fastify instance, for manual middleware or telemetry. */
+  get openaiApp(): FastifyInstance {
+    if (this.#openaiApp === undefined) throw new Error("ChatServe.openaiApp is available after bind()");
+    return this.#openaiApp;
+  }
+
+  /** The metrics when they are on (after `bind()`): serve `scrape()` yourself for a port of their own. */
+  get metrics(): ServerMetrics | undefined {
+    return this.#metrics;
+  }
+
+  /** The tracing callback when tracing is on (for `flush()` in tests and shutdown hooks). */
+  get tracing(): TracingCallback | undefined {
+    return this.#tracing;
+  }
+
+  /** Runs in flight right now. */
+  get activeRuns(): number {
+    return this.#runs.size;
+  }
+
+  /** Resolves once no run is in flight. */
+  runsSettled(): Promise<void> {
+    return this.#runs.whenIdle();
+  }
+
+  /**
+   * Starts draining before a stop: `{prefix}/ready` answers 503 and new runs get 503
+   * `server_shutting_down` with `Retry-After`, while the runs in flight go on.
+   */
+  drain(): void {
+    this.#draining = true;
+    // Background responses still waiting for a worker will not get one: they end failed now,
+    // saying why, while the store is up; those running go on like any run.
+    this.#background?.drain();
+  }
+
+  /** True once `drain()` was called. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Ends every run in flight, used when a graceful shutdown runs out of time: each stream ends
+   * with a `server_shutting_down` error frame, each complete request gets that 503, and their
+   * leases are released.
+   */
+  abortRuns(): void {
+    this.#runs.abortAll(new ServerShuttingDownError());
+  }
+}

@@ -1,0 +1,44 @@
+import type { Surface } from "../http/surface.js";
+import { a2aSurface } from "../surfaces/a2a/a2a-surface.js";
+import { chatSurface } from "../surfaces/chat/chat-surface.js";
+import { docsSurface } from "../surfaces/docs/docs-surface.js";
+import { type McpBindSettings, mcpSurface } from "../surfaces/mcp/mcp-surface.js";
+import { modelsSurface } from "../surfaces/models/models-surface.js";
+import { playgroundSurface } from "../surfaces/playground/playground-surface.js";
+import { responsesSurface } from "../surfaces/responses/responses-surface.js";
+
+// The list of surfaces: the one place that names them all. Adding a surface is its folder, a
+// line here, and (for a config key of its own) the config schema.
+
+/** Which surfaces a mount serves, as `bind()` and the CLI ask for them. */
+export interface SurfaceSelection {
+  docs: boolean;
+  playground: boolean;
+  mcp?: boolean | McpBindSettings;
+  a2a?: boolean;
+  /** The models served (MCP names a tool for each). */
+  models: readonly string[];
+  /** Background runs are served here (A2A tasks are background runs). */
+  background: boolean;
+  /** The version A2A cards give. */
+  version: string;
+}
+
+/** The surfaces of the API mount, in the order they are registered: the docs first, since they document what follows. */
+export function apiSurfaces(selection: SurfaceSelection): Surface[] {
+  const { mcp } = selection;
+  return [
+    ...(selection.docs ? [docsSurface()] : []),
+    ...(selection.playground ? [playgroundSurface({ docs: selection.docs })] : []),
+    modelsSurface(),
+    chatSurface(),
+    responsesSurface(),
+    ...(mcp === undefined || mcp === false ? [] : [mcpSurface(mcp, selection.models)]),
+    ...(selection.a2a === true ? [a2aSurface({ version: selection.version, available: selection.background })] : []),
+  ];
+}
+
+/** The surfaces of the chat-ui profile's mount: the same models and runs, without the pages and the agent protocols. */
+export function chatUiSurfaces(): Surface[] {
+  return [modelsSurface(), chatSurface(), responsesSurface()];
+}

@@ -1,0 +1,118 @@
+import type { ResponseStreamEvent } from "../wire/responses-response.js";
+
+/** What reading a response's events from a point found. */
+export type EventsFrom =
+  | { kind: "events"; events: AsyncIterable<ResponseStreamEvent> }
+  /** The log holds no events of this response (never streamed here, or expired). */
+  | { kind: "unknown" }
+  /** `after` is at or past the last event of a response whose events have all been written. */
+  | { kind: "past-end"; last: number };
+
+/**
+ * The events of background responses, in order, so a client can reattach and replay them
+ * from any point, then follow the live ones until the response ends.
+ */
+export interface BackgroundEventLog {
+  /** Adds events of a response, in order (an event's `sequence_number` is its place). */
+  append(responseId: string, events: readonly ResponseStreamEvent[]): Promise<void>;
+  /** Marks a response's events complete: followers end after the last one. */
+  finish(responseId: string): Promise<void>;
+  /** The sequence number of a response's last logged event; -1 when none is logged. */
+  last(responseId: string): Promise<number>;
+  /** The events after `after` (a sequence number; -1 for all), then the live ones until the end. */
+  from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom>;
+  close(): Promise<void>;
+}
+
+interface Log {
+  events: ResponseStreamEvent[];
+  finished: boolean;
+  /** Wakes the followers when an event is added or the log finishes. */
+  waiters: Set<() => void>;
+  expiry?: NodeJS.Timeout;
+}
+
+/**
+ * The event log in this process's memory: background runs executed by this process, kept for
+ * `retainMs` after they end (default 10 minutes), then forgotten.
+ */
+export class MemoryEventLog implements BackgroundEventLog {
+  readonly #logs = new Map<string, Log>();
+  readonly #retainMs: number;
+
+  constructor(options: { retainMs?: number } = {}) {
+    this.#retainMs = options.retainMs ?? 600_000;
+  }
+
+  #log(responseId: string): Log {
+    let log = this.#logs.get(responseId);
+    if (log === undefined) {
+      log = { events: [], finished: false, waiters: new Set() };
+      this.#logs.set(responseId, log);
+    }
+    return log;
+  }
+
+  #wake(log: Log): void {
+    const waiters = [...log.waiters];
+    log.waiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  async append(responseId: string, events: readonly ResponseStreamEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const log = this.#log(responseId);
+    if (log.finished) return;
+    log.events.push(...events);
+    this.#wake(log);
+  }
+
+  async last(responseId: string): Promise<number> {
+    return (this.#logs.get(responseId)?.events.length ?? 0) - 1;
+  }
+
+  async finish(responseId: string): Promise<void> {
+    // A response that streamed nothing has no log to finish.
+    const log = this.#logs.get(responseId);
+    if (log === undefined || log.finished) return;
+    log.finished = true;
+    this.#wake(log);
+    log.expiry = setTimeout(() => this.#logs.delete(responseId), this.#retainMs);
+    log.expiry.unref();
+  }
+
+  async from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom> {
+    const log = this.#logs.get(responseId);
+    if (log === undefined) return { kind: "unknown" };
+    const last = log.events.length - 1;
+    if (log.finished && after >= last) return { kind: "past-end", last };
+    return { kind: "events", events: this.#follow(log, after, signal) };
+  }
+
+  async *#follow(log: Log, after: number, signal: AbortSignal): AsyncGenerator<ResponseStreamEvent> {
+    // Sequence numbers start at 0 and have no gaps: an event's number is its index.
+    let next = after + 1;
+    for (;;) {
+      while (next < log.events.length) yield log.events[next++]!;
+      if (log.finished || signal.aborted) return;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          signal.removeEventListener("abort", wake);
+          log.waiters.delete(wake);
+          resolve();
+        };
+        log.waiters.add(wake);
+        signal.addEventListener("abort", wake, { once: true });
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const log of this.#logs.values()) {
+      clearTimeout(log.expiry);
+      log.finished = true;
+      this.#wake(log);
+    }
+    this.#logs.clear();
+  }
+}

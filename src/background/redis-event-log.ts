@@ -1,0 +1,137 @@
+import type { Redis } from "ioredis";
+import { withDeadline } from "../util/deadline.js";
+import type { ResponseStreamEvent } from "../wire/responses-response.js";
+import type { BackgroundEventLog, EventsFrom } from "./event-log.js";
+
+/** How long a follower waits on Redis before it looks at its signal and the key again. */
+const BLOCK_MS = 1_000;
+/** How many entries one read takes. */
+const BATCH = 200;
+/** A run's log lives this long after its last event while the run goes on. */
+const RUNNING_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Entry ids: event number N is `N-1`; the end of a log after event N is `N-2`. Redis keeps a
+ * stream's ids increasing, so an event logged twice (a second worker numbering from the same
+ * place) is refused rather than repeated.
+ */
+function position(id: string): { sequence: number; end: boolean } {
+  const [sequence, kind] = id.split("-");
+  return { sequence: Number(sequence), end: kind === "2" };
+}
+
+/**
+ * The events of background responses in Redis Streams, one stream per response: any process
+ * of the deployment replays them and follows the live ones (a blocking read on a connection
+ * of the follower's own, closed when it stops). Kept for `retainMs` after the response ends.
+ */
+export class RedisEventLog implements BackgroundEventLog {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #retainMs: number;
+  readonly #timeoutMs: number;
+  /** The followers' own connections, each closed when its follower stops. */
+  readonly #readers = new Set<Redis>();
+
+  constructor(options: { redis: Redis; keyPrefix: string; retainMs?: number; timeoutMs: number }) {
+    this.#redis = options.redis;
+    this.#prefix = options.keyPrefix;
+    this.#retainMs = options.retainMs ?? 600_000;
+    this.#timeoutMs = options.timeoutMs;
+  }
+
+  #key(responseId: string): string {
+    return `${this.#prefix}:background-events:${responseId}`;
+  }
+
+  #call<T>(operation: Promise<T>): Promise<T> {
+    return withDeadline("the background event log", this.#timeoutMs, operation);
+  }
+
+  async append(responseId: string, events: readonly ResponseStreamEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const key = this.#key(responseId);
+    const batch = this.#redis.multi();
+    for (const event of events) batch.xadd(key, `${event.sequence_number}-1`, "e", JSON.stringify(event));
+    batch.pexpire(key, RUNNING_TTL_MS);
+    const results = await this.#call(batch.exec());
+    const failed = results?.find(([error]) => error !== null);
+    if (failed !== undefined) throw failed[0];
+  }
+
+  /** The last entry's place, or undefined for a response with no log. */
+  async #tail(responseId: string): Promise<{ sequence: number; end: boolean } | undefined> {
+    const [entry] = await this.#call(this.#redis.xrevrange(this.#key(responseId), "+", "-", "COUNT", 1));
+    return entry === undefined ? undefined : position(entry[0]);
+  }
+
+  async last(responseId: string): Promise<number> {
+    return (await this.#tail(responseId))?.sequence ?? -1;
+  }
+
+  async finish(responseId: string): Promise<void> {
+    const tail = await this.#tail(responseId);
+    if (tail === undefined || tail.end) return;
+    const key = this.#key(responseId);
+    await this.#call(this.#redis.multi().xadd(key, `${tail.sequence}-2`, "end", "1").pexpire(key, this.#retainMs).exec());
+  }
+
+  async from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom> {
+    const tail = await this.#tail(responseId);
+    if (tail === undefined) return { kind: "unknown" };
+    if (tail.end && after >= tail.sequence) return { kind: "past-end", last: tail.sequence };
+    return { kind: "events", events: this.#follow(responseId, after, signal) };
+  }
+
+  async *#follow(responseId: string, after: number, signal: AbortSignal): AsyncGenerator<ResponseStreamEvent> {
+    const key = this.#key(responseId);
+    const reader = this.#redis.duplicate({
+      connectionName: "chat-serve-event-follower",
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: true,
+    });
+    this.#readers.add(reader);
+    // Leaving ends the blocking read at once: the connection goes.
+    const leave = () => reader.disconnect();
+    signal.addEventListener("abort", leave, { once: true });
+    // Reads are exclusive of the id given: after event N is after `N-1`; every event is after `0-0`.
+    let cursor = after < 0 ? "0-0" : `${after}-1`;
+    try {
+      for (;;) {
+        if (signal.aborted) return;
+        const read = await reader.xread("COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", key, cursor).catch((error: unknown) => {
+          if (signal.aborted) return null;
+          throw error;
+        });
+        if (read === null) {
+          if (signal.aborted) return;
+          // Nothing new: the log may have expired under a response whose worker died.
+          if ((await this.#call(this.#redis.exists(key))) === 0) return;
+          continue;
+        }
+        for (const [, entries] of read) {
+          for (const [id, fields] of entries) {
+            cursor = id;
+            if (position(id).end) return;
+            yield JSON.parse(fields[1]!) as ResponseStreamEvent;
+          }
+        }
+      }
+    } finally {
+      signal.removeEventListener("abort", leave);
+      this.#readers.delete(reader);
+      reader.disconnect();
+    }
+  }
+
+  /** Ends every follower (their streams end; the clients can reattach elsewhere). */
+  async close(): Promise<void> {
+    for (const reader of this.#readers) reader.disconnect();
+    this.#readers.clear();
+  }
+
+  /** How many follower connections are open (for the tests that count what is left). */
+  get followers(): number {
+    return this.#readers.size;
+  }
+}

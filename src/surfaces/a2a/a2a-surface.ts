@@ -1,0 +1,42 @@
+import type { Surface } from "../../http/surface.js";
+
+/**
+ * Every model as an A2A agent under `/a2a`: the list of cards, each agent's card and its
+ * JSON-RPC endpoint. Tasks are background responses: without background runs (`available`
+ * false) nothing is mounted, and the banner says why.
+ */
+export function a2aSurface(options: { version: string; available: boolean }): Surface {
+  if (!options.available) {
+    return {
+      name: "a2a",
+      register: () => {},
+      bannerRows: () => [["a2a", "not available: A2A tasks are background runs, which need a Redis coordinator here (see docs/a2a.md)"]],
+    };
+  }
+  return {
+    name: "a2a",
+    register: async (app, context) => {
+      if (context.background === undefined) return;
+      const { registerA2aRoutes } = await import("./a2a-route.js");
+      await registerA2aRoutes(app, {
+        ...context,
+        background: context.background,
+        auth: context.authenticator !== undefined,
+        version: options.version,
+      });
+    },
+    methods: { "/a2a": ["GET"], "/a2a/:model": ["POST"], "/a2a/:model/.well-known/agent-card.json": ["GET"] },
+    apiLabels: { "/a2a/:model": "a2a" },
+    // A client reads a card to learn how to authenticate.
+    publicPaths: ["/a2a", "/a2a/:model/.well-known/agent-card.json"],
+    pointers: [
+      {
+        label: "a2a",
+        path: "/a2a",
+        sentence: "A2A agent cards are listed at {url}.",
+        item: 'A2A agents: <a href="{url}">the agent cards</a>',
+      },
+    ],
+    bannerRows: (base) => [["a2a", `${base}/a2a  (agent cards; A2A 1.0 and 0.3 over JSON-RPC)`]],
+  };
+}

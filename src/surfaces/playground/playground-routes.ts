@@ -1,0 +1,86 @@
+import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { assertVisible } from "../../http/visibility.js";
+import { graphMermaid } from "../../registry/graph-diagram.js";
+import type { GraphRegistry } from "../../registry/graph-registry.js";
+import { escapeHtml } from "../../util/escape-html.js";
+
+/** The playground's files, shipped in the package: no build step, no CDN. */
+const PLAYGROUND_DIR = fileURLToPath(new URL("../../../playground/", import.meta.url));
+
+/**
+ * The page may load nothing from another origin and run no inline script: everything it
+ * needs is served here, and it talks to this API only.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Mermaid's diagrams carry their styles inline (a <style> in the SVG); scripts stay 'self' only.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/**
+ * `{prefix}/playground` (with or without a trailing slash): a page to pick a model, fill its
+ * client settings and chat with it, served with its assets under `{prefix}/playground/assets/`.
+ */
+/** Mermaid's self-contained bundle, when the optional `mermaid` package is installed. */
+function mermaidBundle(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("mermaid/dist/mermaid.min.js");
+  } catch {
+    return undefined;
+  }
+}
+
+export async function registerPlayground(
+  app: FastifyInstance,
+  options: { prefix: string; docs: boolean; registry: GraphRegistry },
+): Promise<void> {
+  const prefix = escapeHtml(options.prefix);
+  const page = (await readFile(`${PLAYGROUND_DIR}index.html`, "utf8"))
+    .replaceAll("{{docs-link}}", options.docs ? `<a href="${prefix}/docs">API docs</a>` : "")
+    .replaceAll("{{prefix}}", prefix);
+  const sendPage = async (_request: unknown, reply: FastifyReply) =>
+    reply
+      .type("text/html; charset=utf-8")
+      .header("content-security-policy", CONTENT_SECURITY_POLICY)
+      .header("cache-control", "no-cache")
+      .send(page);
+  const bundle = mermaidBundle();
+  app.get("/playground", { schema: { hide: true } }, sendPage);
+  app.get("/playground/", { schema: { hide: true } }, sendPage);
+  // A model's graph as LangGraph draws it, for the page's diagram: behind the key, as the models are.
+  app.get<{ Params: { model: string } }>("/playground/graph/:model", { schema: { hide: true } }, async (request) => {
+    const { model } = request.params;
+    assertVisible(options.registry, request.chatServeCaller, model);
+    const mermaid = await graphMermaid(await options.registry.resolveGraph(model));
+    return { model, mermaid: mermaid ?? null, renderer: bundle === undefined ? null : `${options.prefix}/playground/mermaid.min.js` };
+  });
+  // The diagram's renderer, from the optional `mermaid` package: served here, never from a CDN.
+  if (bundle !== undefined) {
+    app.get("/playground/mermaid.min.js", { schema: { hide: true } }, async (_request, reply) =>
+      reply.type("text/javascript; charset=utf-8").header("cache-control", "public, max-age=3600").send(createReadStream(bundle)),
+    );
+  }
+  // In its own context: the docs register @fastify/static too, and each keeps its own.
+  await app.register(async (assets) => {
+    await assets.register(fastifyStatic, {
+      root: PLAYGROUND_DIR,
+      prefix: "/playground/assets/",
+      decorateReply: false,
+      index: false,
+      allowedPath: (pathName) => /^\/[\w.-]+\.(?:js|css)$/u.test(pathName),
+      cacheControl: true,
+      maxAge: 0,
+    });
+  });
+}

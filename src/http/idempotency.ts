@@ -101,7 +101,8 @@ export async function idempotent(
   request: FastifyRequest,
   reply: FastifyReply,
   options: RunRouteOptions,
-  api: "responses" | "chat.completions",
+  /** The surface's `api` label: keys of two surfaces never meet. */
+  api: string,
   run: (queued: (response: ResponseObject) => Promise<void>) => Promise<unknown>,
 ): Promise<unknown> {
   const header = keyOf(request);

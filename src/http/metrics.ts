@@ -190,10 +190,10 @@ export class ServerMetrics {
     this.#webhookAttempts.inc({ outcome });
   }
 
-  requestEnded(labels: { model: string; api: ApiLabel; status: number }, seconds: number): void {
+  /** A request ended; `run`: it was a request that runs a graph, whose duration is observed. */
+  requestEnded(labels: { model: string; api: ApiLabel; status: number }, seconds: number, run = false): void {
     this.#requests.inc({ model: labels.model, api: labels.api, status: String(labels.status) });
-    if (labels.api === "chat.completions" || labels.api === "responses")
-      this.#duration.observe({ model: labels.model, api: labels.api }, seconds);
+    if (run) this.#duration.observe({ model: labels.model, api: labels.api }, seconds);
   }
 
   firstToken(labels: { model: string; api: ApiLabel }, seconds: number): void {

@@ -201,9 +201,11 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
         const model = (request.body as { model?: unknown } | undefined)?.model;
         const status = reply.raw.statusCode;
         const durationMs = performance.now() - started;
+        const route = request.routeOptions.url;
         metrics?.requestEnded(
-          { model: typeof model === "string" && models.has(model) ? model : "", api: apiOf(request.routeOptions.url), status },
+          { model: typeof model === "string" && models.has(model) ? model : "", api: apiOf(route), status },
           durationMs / 1000,
+          request.method === "POST" && runRoutes.has(route ?? ""),
         );
         if (!logRequests) return;
         // The status alone says 200 for a stream the client left, or one that ended in an error frame.

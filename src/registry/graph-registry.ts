@@ -37,6 +37,27 @@ interface Entry {
   compiled?: Promise<ServableGraph>;
   /** Known once the graph is resolved: whether it keeps conversations on threads. */
   stateful?: boolean;
+  /** What a run of the model needs, made once the graph is resolved. */
+  resolved?: ResolvedGraph;
+}
+
+/**
+ * Everything a run of one model needs from the registry, answered once: its configuration,
+ * its compiled graph, whether it keeps conversations on threads, and its coordinator.
+ */
+export interface ResolvedGraph {
+  readonly model: string;
+  readonly config: GraphConfig;
+  readonly graph: ServableGraph;
+  /** A stateful graph: its conversations continue on threads. */
+  readonly stateful: boolean;
+  /** The run coordinator that serializes the model's turns on a thread. */
+  readonly coordinator: RunCoordinator;
+  /**
+   * The graph checkpointing with the server's checkpointer (for a background run another worker
+   * may take over); undefined when the server has none or the graph cannot be copied.
+   */
+  withServerCheckpointer(): ServableGraph | undefined;
 }
 
 /**
@@ -199,6 +220,24 @@ export class GraphRegistry {
       });
     }
     return entry.compiled;
+  }
+
+  /** What a run of a model needs, resolved once (the graph compiled, its settings filled in). */
+  async resolve(name: string): Promise<ResolvedGraph> {
+    const known = this.#entries.get(name)?.resolved;
+    if (known !== undefined) return known;
+    const graph = await this.resolveGraph(name);
+    const entry = this.#entries.get(name)!;
+    if (entry.resolved?.graph === graph) return entry.resolved;
+    entry.resolved = Object.freeze({
+      model: name,
+      config: entry.config,
+      graph,
+      stateful: this.#stateful.has(graph),
+      coordinator: this.coordinatorOf(name),
+      withServerCheckpointer: () => this.withServerCheckpointer(name, graph),
+    });
+    return entry.resolved;
   }
 
   /** True for a stateful graph (resolved by this registry): its conversations continue on threads. */

@@ -114,10 +114,12 @@ export async function prepareRun(
   request: ChatCompletionRequest,
   context: RunRequestContext,
 ): Promise<PreparedRun> {
-  assertFormatHonoured(request, registry.getGraph(request.model));
-  let graph = await registry.resolveGraph(request.model);
-  // Read after resolving: `streamableNodeNames: "auto"` is filled from the compiled graph.
-  const config = registry.getGraph(request.model);
+  // One answer from the registry: the compiled graph and what goes with it (`streamableNodeNames:
+  // "auto"` filled from the graph, whether it is stateful, its coordinator).
+  const resolved = await registry.resolve(request.model);
+  const { config } = resolved;
+  assertFormatHonoured(request, config);
+  let graph = resolved.graph;
   const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request, context.caller ?? {});
   const timeoutMs = context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
   const usage = new UsageCollector();
@@ -134,9 +136,8 @@ export async function prepareRun(
   const interrupts = config.features.has(GraphFeature.INTERRUPTS);
   // A background run that another worker may have to take over checkpoints every step: on the
   // graph's own checkpointer, or on a copy of the graph with the server's.
-  const durableGraph =
-    context.durable === undefined || interrupts ? undefined : checkpointed ? graph : registry.withServerCheckpointer(request.model, graph);
-  if (context.thread !== undefined && registry.isStatefulGraph(graph)) {
+  const durableGraph = context.durable === undefined || interrupts ? undefined : checkpointed ? graph : resolved.withServerCheckpointer();
+  if (context.thread !== undefined && resolved.stateful) {
     // A stateful graph's conversation: its thread, and what is new since its last turn.
     const opened = await RunThread.open({
       graph,
@@ -144,7 +145,7 @@ export async function prepareRun(
       scope: await resolveScope(context.scope),
       model: request.model,
       messages: request.messages,
-      backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs, leaseTtlMs: context.leaseTtlMs },
+      backends: { coordinator: resolved.coordinator, store: registry.store, timeoutMs, leaseTtlMs: context.leaseTtlMs },
     });
     thread = opened.thread;
     messages = opened.messages;
@@ -157,7 +158,7 @@ export async function prepareRun(
       scope: await resolveScope(context.scope),
       model: request.model,
       messages: request.messages,
-      backends: { coordinator: registry.coordinatorOf(request.model), store: registry.store, timeoutMs, leaseTtlMs: context.leaseTtlMs },
+      backends: { coordinator: resolved.coordinator, store: registry.store, timeoutMs, leaseTtlMs: context.leaseTtlMs },
     });
     thread = opened.thread;
   } else if (checkpointed && !interrupts) {
@@ -181,7 +182,7 @@ export async function prepareRun(
         input: buildInput,
         ...(context.resumeOf === undefined ? {} : { resumeOf: context.resumeOf }),
         ...(thread === undefined ? {} : { thread: { threadId: thread.id, ...(thread.from === undefined ? {} : { from: thread.from }) } }),
-        stateful: registry.isStatefulGraph(graph),
+        stateful: resolved.stateful,
         ...(context.durable?.resume === true ? { takeOver: true } : {}),
         backends: {
           coordinator: config.runCoordinator!,

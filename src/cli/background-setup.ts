@@ -1,5 +1,5 @@
 import type { SharedBackground } from "../app/chat-serve.js";
-import { BullmqQueue } from "../background/bullmq-queue.js";
+import type { BullmqQueue } from "../background/bullmq-queue.js";
 import type { LoadedConfig } from "../config/load-config.js";
 import type { Backends } from "../server/backends.js";
 import { parseDuration } from "../util/duration.js";
@@ -18,11 +18,11 @@ export type BackgroundSetup =
  * and host shares; with the memory coordinator (one process) they run in the process. A
  * Postgres coordinator has no queue for them, and a queue needs a store every process reads.
  */
-export function backgroundSetup(
+export async function backgroundSetup(
   loaded: LoadedConfig,
   backends: Pick<Backends, "store" | "durable">,
   log: { warn(object: Record<string, unknown>, message: string): void },
-): BackgroundSetup {
+): Promise<BackgroundSetup> {
   const { background, coordinator, backendTimeoutMs } = loaded.config;
   const concurrency = background?.concurrency ?? 4;
   if (coordinator.kind === "memory") return { kind: "in-process", concurrency };
@@ -40,6 +40,8 @@ export function backgroundSetup(
   }
   const takeoverAfter = background?.takeoverAfter ?? "30s";
   const takeoverAfterMs = parseDuration(takeoverAfter)!;
+  // BullMQ loads only for a deployment that has a shared queue.
+  const { BullmqQueue } = await import("../background/bullmq-queue.js");
   const queue = new BullmqQueue({
     url: coordinator.url,
     keyPrefix: background?.keyPrefix ?? "chat-serve",

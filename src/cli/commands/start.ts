@@ -148,7 +148,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         );
       }
       // The workers print nothing: the primary's banner says what each of them serves.
-      const setup = backgroundSetup(loaded, backends, { warn: () => {} });
+      const setup = await backgroundSetup(loaded, backends, { warn: () => {} });
       if (setup.kind === "shared") await setup.shared.queue.close();
       await backends.close();
       const selection = surfaceSettings(env, server, host, true);
@@ -177,7 +177,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
 
   // Until the server's logger exists, the queue's warnings wait for it.
   let warn: (object: Record<string, unknown>, message: string) => void = () => {};
-  const setup = backgroundSetup(loaded, backends, { warn: (object, message) => warn(object, message) });
+  const setup = await backgroundSetup(loaded, backends, { warn: (object, message) => warn(object, message) });
   const background =
     setup.kind === "unavailable"
       ? { unavailable: setup.unavailable }

@@ -40,7 +40,7 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
   const { registry, backends } = await serverSetupFromConfig(loaded, {
     onConnectionError: (backend, error) => log.warn({ err: error, backend }, `lost a connection to the ${backend}`),
   });
-  const setup = backgroundSetup(loaded, backends, log);
+  const setup = await backgroundSetup(loaded, backends, log);
   if (setup.kind !== "shared") {
     await backends.close();
     throw new UserError(

@@ -1,12 +1,8 @@
-import { PassThrough } from "node:stream";
-import { AgentCard, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
-import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
-import { A2A_VERSIONS, agentCard } from "../../dialects/a2a/agent-card.js";
+import { A2A_VERSIONS } from "../../dialects/a2a/agent-card.js";
 import { assertVisible } from "../../http/visibility.js";
-import { A2aAgent, type A2aAgentOptions, setCall } from "./a2a-agent.js";
+import type { A2aAgentOptions } from "./a2a-agent.js";
 
 export interface A2aRouteOptions extends A2aAgentOptions {
   prefix: string;
@@ -20,19 +16,13 @@ export interface A2aRouteOptions extends A2aAgentOptions {
 const STARTS_RUN = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
 
 /** The A2A base URL of a request: where the server is, as the client reached it. */
-const baseOf = (request: FastifyRequest, prefix: string) => `${request.protocol}://${request.host}${prefix}/a2a`;
+export const baseOf = (request: FastifyRequest, prefix: string) => `${request.protocol}://${request.host}${prefix}/a2a`;
 
 const rpcError = (reply: FastifyReply, status: number, id: unknown, code: number, message: string) =>
   reply
     .status(status)
     .type("application/json")
     .send({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code, message } });
-
-interface Agent {
-  agent: A2aAgent;
-  current: JsonRpcTransportHandler;
-  legacy: LegacyJsonRpcTransportHandler;
-}
 
 /**
  * `{prefix}/a2a`: every model an A2A agent. `GET /a2a` lists the cards, `GET
@@ -42,49 +32,32 @@ interface Agent {
  */
 export async function registerA2aRoutes(app: FastifyInstance, options: A2aRouteOptions): Promise<void> {
   const { registry, prefix } = options;
-  const cardFor = (request: FastifyRequest, model: string) => {
-    const config = registry.getGraph(model);
-    const url = `${baseOf(request, prefix)}/${encodeURIComponent(model)}`;
-    return agentCard({
-      model,
-      description: config.description,
-      features: config.features,
-      url,
-      auth: options.auth,
-      version: options.version,
-    });
-  };
-  const agents = new Map<string, Agent>();
-  for (const model of registry.getGraphNames()) {
-    const agent = new A2aAgent(
-      model,
-      options,
-      agentCard({
-        ...registry.getGraph(model),
-        model,
-        url: `${prefix}/a2a/${encodeURIComponent(model)}`,
-        auth: options.auth,
-        version: options.version,
-      }),
-    );
-    agents.set(model, { agent, current: new JsonRpcTransportHandler(agent), legacy: new LegacyJsonRpcTransportHandler(agent) });
-  }
-  const agentOf = (request: FastifyRequest): Agent => {
+  // The A2A SDK loads with the first request that needs it, or once the server listens.
+  let runtime: Promise<ReturnType<typeof import("./a2a-runtime.js")["a2aRuntimeOf"]>> | undefined;
+  const loadRuntime = () => (runtime ??= import("./a2a-runtime.js").then((module) => module.a2aRuntimeOf(options)));
+  app.addHook("onListen", async () => {
+    void loadRuntime().catch(() => {});
+  });
+  const modelOf = (request: FastifyRequest): string => {
     const model = (request.params as { model: string }).model;
-    const agent = agents.get(model);
-    if (agent === undefined) throw registry.modelNotFound(model, registry.getGraphNames());
-    return agent;
+    if (!registry.getGraphNames().includes(model)) throw registry.modelNotFound(model, registry.getGraphNames());
+    return model;
   };
 
   app.get("/a2a", { schema: { summary: "The index of the A2A agent cards", tags: ["a2a"] } }, async (request) => ({
-    agents: [...agents.keys()].map((model) => {
+    agents: registry.getGraphNames().map((model) => {
       const url = `${baseOf(request, prefix)}/${encodeURIComponent(model)}`;
       return { name: model, description: registry.getGraph(model).description, url, card: `${url}/.well-known/agent-card.json` };
     }),
   }));
 
-  app.get("/a2a/:model/.well-known/agent-card.json", { schema: { summary: "A model's A2A agent card", tags: ["a2a"] } }, async (request) =>
-    AgentCard.toJSON(cardFor(request, agentOf(request).agent.model)),
+  app.get(
+    "/a2a/:model/.well-known/agent-card.json",
+    { schema: { summary: "A model's A2A agent card", tags: ["a2a"] } },
+    async (request) => {
+      const model = modelOf(request);
+      return (await loadRuntime()).card(request, model);
+    },
   );
 
   await app.register(async (scope) => {
@@ -92,8 +65,8 @@ export async function registerA2aRoutes(app: FastifyInstance, options: A2aRouteO
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
     scope.post("/a2a/:model", { schema: { summary: "A model's A2A JSON-RPC endpoint", tags: ["a2a"] } }, async (request, reply) => {
-      const { agent, current, legacy } = agentOf(request);
-      assertVisible(registry, request.chatServeCaller, agent.model);
+      const model = modelOf(request);
+      assertVisible(registry, request.chatServeCaller, model);
       const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
       if (type !== undefined && type !== "application/json") {
         return rpcError(reply, 200, null, -32005, `This endpoint takes application/json, not ${type}.`);
@@ -130,57 +103,10 @@ export async function registerA2aRoutes(app: FastifyInstance, options: A2aRouteO
           );
         }
         // A message counts against the request rate like any run; the queue bounds how many run at once.
-        const release = await options.limits?.admit(request, reply, agent.model);
+        const release = await options.limits?.admit(request, reply, model);
         await release?.();
       }
-      const left = new AbortController();
-      reply.raw.once("close", () => left.abort());
-      const context = new ServerCallContext({ requestedVersion: version });
-      setCall(context, { request, reply, signal: left.signal });
-      const answer = await (version === "0.3" ? legacy : current).handle(body as Record<string, unknown>, context);
-      if (!(Symbol.asyncIterator in answer)) return reply.type("application/json").send(answer);
-      return sendStream(reply, answer, id, options.keepAliveMs, version === "0.3");
+      return (await loadRuntime()).handle(request, reply, model, body as Record<string, unknown>, version);
     });
   });
-}
-
-/**
- * A streamed answer as server-sent events. An error before the first event is a plain
- * JSON-RPC error; one after is an error event. Comments keep an idle stream open.
- */
-async function sendStream(
-  reply: FastifyReply,
-  stream: AsyncGenerator<unknown, void, undefined>,
-  id: unknown,
-  keepAliveMs: number,
-  legacy: boolean,
-) {
-  const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
-  const envelope = (error: unknown) => ({
-    jsonrpc: "2.0",
-    id: typeof id === "string" || typeof id === "number" ? id : null,
-    error: mapError(error),
-  });
-  let first: IteratorResult<unknown>;
-  try {
-    first = await stream.next();
-  } catch (error) {
-    return reply.type("application/json").send(envelope(error));
-  }
-  for (const [name, value] of Object.entries(SSE_HEADERS)) reply.header(name, value);
-  const events = new PassThrough();
-  const keepAlive = setInterval(() => events.write(": keep-alive\n\n"), keepAliveMs);
-  reply.raw.once("close", () => clearInterval(keepAlive));
-  void (async () => {
-    try {
-      if (first.done !== true) events.write(formatSSEEvent(first.value));
-      for await (const event of { [Symbol.asyncIterator]: () => stream }) events.write(formatSSEEvent(event));
-    } catch (error) {
-      events.write(formatSSEErrorEvent(envelope(error)));
-    } finally {
-      clearInterval(keepAlive);
-      events.end();
-    }
-  })();
-  return reply.send(events);
 }

@@ -1,18 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { PassThrough, pipeline, Readable } from "node:stream";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
 import { modelTool } from "../../dialects/mcp/tool-schemas.js";
 import type { Caller } from "../../http/auth.js";
 import type { RunRouteOptions } from "../../http/run-request.js";
 import type { CarriedBy } from "./mcp-call.js";
-import { invalidParams } from "./mcp-params.js";
-import { createMcpServer, type McpServerContext } from "./mcp-server.js";
-import { type McpSession, McpSessions } from "./mcp-sessions.js";
+import type { McpServerContext } from "./mcp-server.js";
+import { McpSessions } from "./mcp-sessions.js";
 
 /** How the MCP route of a mount behaves. */
 export interface McpSettings {
@@ -43,7 +36,7 @@ export interface McpRouteOptions extends RunRouteOptions {
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** A JSON-RPC error answered over HTTP, the way the Streamable HTTP transport answers its own. */
-function rpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+export function rpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
   return reply.status(status).type("application/json").send({ jsonrpc: "2.0", error: { code, message }, id: null });
 }
 
@@ -79,11 +72,11 @@ function forbidden(request: FastifyRequest, options: McpRouteOptions): string | 
 }
 
 /** Who a session belongs to: the caller's tenant and models. */
-function ownerOf(caller: Caller | undefined): string {
+export function ownerOf(caller: Caller | undefined): string {
   return caller === undefined ? "" : JSON.stringify([caller.tenant, caller.models === undefined ? null : [...caller.models].sort()]);
 }
 
-function messages(body: unknown): unknown[] {
+export function messages(body: unknown): unknown[] {
   return Array.isArray(body) ? body : [body];
 }
 
@@ -93,33 +86,6 @@ function startsWork(body: unknown): boolean {
     const method = (message as { method?: unknown } | null)?.method;
     return method === "initialize" || method === "tools/call";
   });
-}
-
-/** The request as the SDK's web-standard transport reads it (the body is handed over parsed). */
-function webRequest(request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
-  }
-  return new Request(new URL(request.url, "http://localhost"), { method: request.method, headers });
-}
-
-/** Sends the transport's answer through fastify: its status, headers and (streamed) body. */
-function sendResponse(reply: FastifyReply, response: Response): FastifyReply {
-  reply.status(response.status);
-  response.headers.forEach((value, name) => {
-    reply.header(name, value);
-  });
-  if (response.body === null) return reply.send();
-  const body = Readable.fromWeb(response.body as WebReadableStream);
-  if (response.headers.get("content-type")?.startsWith("text/event-stream") !== true) return reply.send(body);
-  // An event stream opens with a comment, so its headers leave at once rather than with its
-  // first event. A client that leaves destroys the stream sent, and the pipeline the body.
-  const events = new PassThrough();
-  events.write(": stream open\n\n");
-  pipeline(body, events, () => {});
-  return reply.send(events);
 }
 
 /**
@@ -144,6 +110,12 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
         Math.min(options.mcp.maxSessionsPerTenant ?? 100, options.mcp.maxSessions ?? 1000),
       )
     : undefined;
+  // The MCP SDK loads with the first request, or once the server listens, whichever is first.
+  let transport: Promise<typeof import("./mcp-transport.js")["mcpTransport"]> | undefined;
+  const loadTransport = () => (transport ??= import("./mcp-transport.js").then((module) => module.mcpTransport));
+  app.addHook("onListen", async () => {
+    void loadTransport().catch(() => {});
+  });
   // Before the server stops listening: a session's GET stream would hold it open.
   if (sessions !== undefined) app.addHook("preClose", async () => sessions.close());
 
@@ -177,7 +149,8 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
             );
           }
         }
-        const invalid = invalidParams(body);
+        const transport = await loadTransport();
+        const invalid = transport.invalidParams(body);
         if (invalid !== undefined) {
           const id = (body as { id?: unknown }).id;
           return reply.type("application/json").send({
@@ -188,82 +161,9 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
         }
         const carrier: CarriedBy = { request, reply };
         const authInfo = { token: "", clientId: request.chatServeCaller?.tenant ?? "", scopes: [], extra: { carrier } };
-        if (sessions === undefined) return statelessRequest(context, reply, request, body, authInfo);
-        return sessionRequest(context, sessions, request, reply, body, authInfo);
+        if (sessions === undefined) return transport.statelessRequest(context, reply, request, body, authInfo);
+        return transport.sessionRequest(context, sessions, request, reply, body, authInfo);
       },
     });
   });
-}
-
-type AuthInfo = { token: string; clientId: string; scopes: string[]; extra: Record<string, unknown> };
-
-/** Without sessions: a server and transport for this request alone, closed when it ends. */
-async function statelessRequest(
-  context: McpServerContext,
-  reply: FastifyReply,
-  request: FastifyRequest,
-  body: unknown,
-  authInfo: AuthInfo,
-) {
-  if (request.method !== "POST") {
-    reply.header("allow", "POST");
-    return rpcError(reply, 405, -32000, "This server keeps no sessions: only POST is answered (no GET stream, nothing to DELETE).");
-  }
-  const server = createMcpServer(context);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  await server.connect(transport);
-  reply.raw.once("close", () => void server.close().catch(() => {}));
-  return sendResponse(reply, await transport.handleRequest(webRequest(request), { parsedBody: body, authInfo }));
-}
-
-/** With sessions: an initialize opens one; every other request names its own, or is refused. */
-async function sessionRequest(
-  context: McpServerContext,
-  sessions: McpSessions,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  body: unknown,
-  authInfo: AuthInfo,
-) {
-  const header = request.headers["mcp-session-id"];
-  const owner = ownerOf(request.chatServeCaller);
-  if (typeof header === "string") {
-    const session = sessions.get(header);
-    // Another caller's session is one that does not exist, for this caller.
-    if (session === undefined || session.owner !== owner) {
-      return rpcError(reply, 404, -32001, "Session not found: it ended or expired. Initialize a new one.");
-    }
-    const done = sessions.use(session);
-    reply.raw.once("close", done);
-    return sendResponse(reply, await session.transport.handleRequest(webRequest(request), { parsedBody: body, authInfo }));
-  }
-  if (request.method !== "POST" || !messages(body).some(isInitializeRequest)) {
-    return rpcError(reply, 400, -32000, "Bad Request: send the Mcp-Session-Id header the initialize response gave (or initialize first).");
-  }
-  const server = createMcpServer(context);
-  let opened: McpSession | undefined;
-  let full = false;
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: async (id) => {
-      const tenant = request.chatServeCaller?.tenant ?? "";
-      const session: McpSession = { id, owner, tenant, server, transport, lastSeen: Date.now(), open: 0 };
-      if (await sessions.add(session)) opened = session;
-      else full = true;
-    },
-  });
-  transport.onclose = () => sessions.forget(transport.sessionId);
-  await server.connect(transport);
-  const response = await transport.handleRequest(webRequest(request), { parsedBody: body, authInfo });
-  if (opened === undefined) {
-    await closeQuietly(server);
-    if (full) return rpcError(reply, 503, -32000, "This server holds as many MCP sessions as it keeps, all in use; retry shortly.");
-  } else {
-    reply.raw.once("close", sessions.use(opened));
-  }
-  return sendResponse(reply, response);
-}
-
-async function closeQuietly(server: Server): Promise<void> {
-  await server.close().catch(() => {});
 }

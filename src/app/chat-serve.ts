@@ -255,6 +255,7 @@ export class ChatServe {
         this.app,
         prefix,
         surfaces.flatMap((surface) => surface.pointers ?? []),
+        surfaces.flatMap((surface) => Object.keys(surface.methods ?? {})),
       );
     const webhooks =
       this.#options.webhooks === undefined || this.#options.webhooks.length === 0

@@ -14,15 +14,21 @@ import type { SurfacePointer } from "./surface.js";
 // framework and client errors, `GET /` and the pointers for a base URL without the prefix,
 // and the metrics scrape.
 
-// API paths a client may ask for without the prefix, when its base URL lacks it.
-const API_PATHS = /^\/(chat\/completions|responses|models)(\/|$)/u;
-
 /**
  * On an app chat-serve created: `GET /` says where the API is, and where each surface that
  * points itself out is (a page for a browser, JSON for anything else), and a request for an API
  * path without the prefix (a base URL missing `/v1`) is told the right URL.
  */
-export function registerRootPointers(app: FastifyInstance, prefix: string, pointers: readonly SurfacePointer[]): void {
+export function registerRootPointers(
+  app: FastifyInstance,
+  prefix: string,
+  pointers: readonly SurfacePointer[],
+  /** The surfaces' paths (`/chat/completions`, `/responses/:id`): a client may ask for one without the prefix. */
+  apiPaths: readonly string[],
+): void {
+  // Each path up to its first parameter: `/responses/:id` is under `/responses`.
+  const stems = [...new Set(apiPaths.map((path) => path.split(/\/[:*]/u)[0]!).filter((stem) => stem !== ""))];
+  const isApiPath = (path: string) => stems.some((stem) => path === stem || path.startsWith(`${stem}/`));
   const api = { api: prefix || "/", models: `${prefix}/models` };
   const urls = pointers.map((pointer) => ({ ...pointer, url: `${prefix}${pointer.path}` }));
   const links = { ...api, ...Object.fromEntries(urls.map(({ label, url }) => [label, url])) };
@@ -57,7 +63,7 @@ ${urls
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
-    const hint = API_PATHS.test(path)
+    const hint = isApiPath(path)
       ? `Did you mean ${prefix}${path}? Point the client's base URL at ${prefix} (for example http://host:port${prefix}).`
       : `The API is under ${prefix || "/"}.`;
     return sendServeError(reply.header("x-request-id", request.id), new UnknownUrlError(request.method, request.url, hint));

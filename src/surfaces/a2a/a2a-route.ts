@@ -32,12 +32,9 @@ const rpcError = (reply: FastifyReply, status: number, id: unknown, code: number
  */
 export async function registerA2aRoutes(app: FastifyInstance, options: A2aRouteOptions): Promise<void> {
   const { registry, prefix } = options;
-  // The A2A SDK loads with the first request that needs it, or once the server listens.
+  // The A2A SDK loads with the first request that needs it (the card list does not).
   let runtime: Promise<ReturnType<typeof import("./a2a-runtime.js")["a2aRuntimeOf"]>> | undefined;
   const loadRuntime = () => (runtime ??= import("./a2a-runtime.js").then((module) => module.a2aRuntimeOf(options)));
-  app.addHook("onListen", async () => {
-    void loadRuntime().catch(() => {});
-  });
   const modelOf = (request: FastifyRequest): string => {
     const model = (request.params as { model: string }).model;
     if (!registry.getGraphNames().includes(model)) throw registry.modelNotFound(model, registry.getGraphNames());

@@ -8,7 +8,7 @@ import { A2aAgent, setCall } from "./a2a-agent.js";
 import { type A2aRouteOptions, baseOf } from "./a2a-route.js";
 
 // The part of the A2A routes that needs the A2A SDK: the agents, their cards and their
-// JSON-RPC handlers, made on the first request that needs them (or once the server listens).
+// JSON-RPC handlers, made on the first request that needs them.
 
 interface Agent {
   agent: A2aAgent;

@@ -110,12 +110,9 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
         Math.min(options.mcp.maxSessionsPerTenant ?? 100, options.mcp.maxSessions ?? 1000),
       )
     : undefined;
-  // The MCP SDK loads with the first request, or once the server listens, whichever is first.
+  // The MCP SDK loads with the first request: a server that no MCP client calls never loads it.
   let transport: Promise<typeof import("./mcp-transport.js")["mcpTransport"]> | undefined;
   const loadTransport = () => (transport ??= import("./mcp-transport.js").then((module) => module.mcpTransport));
-  app.addHook("onListen", async () => {
-    void loadTransport().catch(() => {});
-  });
   // Before the server stops listening: a session's GET stream would hold it open.
   if (sessions !== undefined) app.addHook("preClose", async () => sessions.close());
 

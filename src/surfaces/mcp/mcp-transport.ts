@@ -10,8 +10,8 @@ import { messages, ownerOf, rpcError } from "./mcp-route.js";
 import { createMcpServer, type McpServerContext } from "./mcp-server.js";
 import type { McpSession, McpSessions } from "./mcp-sessions.js";
 
-// The part of the MCP route that needs the MCP SDK, loaded on the first request (or once the
-// server listens), so that a server starts without it.
+// The part of the MCP route that needs the MCP SDK, loaded on the first request, so that a
+// server starts without it (the first MCP request pays the SDK's import once).
 
 /** The request as the SDK's web-standard transport reads it (the body is handed over parsed). */
 function webRequest(request: FastifyRequest): Request {

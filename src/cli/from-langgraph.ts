@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultDescription, LANGGRAPH_JSON, readLangGraphJson } from "../config/langgraph-json.js";
+import { defaultDescription, LANGGRAPH_DEFAULTS, LANGGRAPH_JSON, readLangGraphJson } from "../config/langgraph-json.js";
 import { ModuleLoader } from "../config/module-loader.js";
 import { UserError } from "../errors/catalogue.js";
 import { loadModuleReference } from "../server/module-reference.js";
@@ -36,9 +36,9 @@ export async function initFromLangGraph(dir: string, from: string, force: boolea
         `      graph: ${JSON.stringify(reference)},`,
         `      description: ${JSON.stringify(description)},`,
         // What the project got with langgraph.json alone (docs/configuration.md says each).
-        '      streamableNodeNames: "auto",',
-        '      features: ["CLIENT_EVENTS", "INTERRUPTS"],',
-        "      events: { tools: true },",
+        `      streamableNodeNames: ${JSON.stringify(LANGGRAPH_DEFAULTS.streamableNodeNames)},`,
+        `      features: [${LANGGRAPH_DEFAULTS.features.map((feature) => JSON.stringify(feature)).join(", ")}],`,
+        `      events: { tools: ${LANGGRAPH_DEFAULTS.events.tools} },`,
         "    },",
       ].join("\n"),
     );

@@ -83,6 +83,17 @@ export function applyLangGraphEnv(project: LangGraphProject): void {
   for (const [name, value] of Object.entries(project.env?.variables ?? {})) process.env[name] ??= value;
 }
 
+/**
+ * What a `langgraph.json` graph gets, as `langgraph dev` serves it: tokens stream from every node
+ * but tool nodes and middleware hooks, custom events and tool statuses reach the client, and
+ * `interrupt()` pauses the run. A `chat-serve.config.ts` (`init --from langgraph.json`) changes them.
+ */
+export const LANGGRAPH_DEFAULTS = {
+  streamableNodeNames: "auto",
+  features: ["CLIENT_EVENTS", "INTERRUPTS"],
+  events: { tools: true },
+} as const;
+
 /** The description a graph gets when neither `langgraph.json` nor the compiled graph has one. */
 export function defaultDescription(id: string, graph: LangGraphJsonGraph): string {
   return `The LangGraph graph '${id}' (${graph.reference}).`;

@@ -9,7 +9,14 @@ import { firstLine } from "../errors/first-line.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { configSchema, type ParsedConfig } from "./define-config.js";
-import { applyLangGraphEnv, defaultDescription, LANGGRAPH_JSON, type LangGraphProject, readLangGraphJson } from "./langgraph-json.js";
+import {
+  applyLangGraphEnv,
+  defaultDescription,
+  LANGGRAPH_DEFAULTS,
+  LANGGRAPH_JSON,
+  type LangGraphProject,
+  readLangGraphJson,
+} from "./langgraph-json.js";
 import { ModuleLoader } from "./module-loader.js";
 
 export const CONFIG_FILE_NAMES = [
@@ -96,17 +103,6 @@ export function findConfigFile(configPath: string | undefined, cwd = process.cwd
   if (configPath !== undefined) return path.resolve(cwd, configPath);
   return [...CONFIG_FILE_NAMES, LANGGRAPH_JSON].map((name) => path.join(cwd, name)).find((candidate) => existsSync(candidate));
 }
-
-/**
- * What a `langgraph.json` graph gets, as `langgraph dev` serves it: tokens stream from every node
- * but tool nodes and middleware hooks, custom events and tool statuses reach the client, and
- * `interrupt()` pauses the run. A `chat-serve.config.ts` (`init --from langgraph.json`) changes them.
- */
-const LANGGRAPH_DEFAULTS = {
-  streamableNodeNames: "auto",
-  features: ["CLIENT_EVENTS", "INTERRUPTS"],
-  events: { tools: true },
-} as const;
 
 /** A LangGraph project's `langgraph.json` as a config: each graph a model, the defaults for the rest. */
 function fromLangGraphJson(filepath: string, displayPath: string, modules: ModuleLoader): LoadedConfig {

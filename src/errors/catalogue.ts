@@ -43,8 +43,8 @@ export class InvalidChatMessageError extends ClientError {
 }
 
 /** The requested model is not in the registry. */
-/** How much of a name from a request an error message repeats. */
-const MAX_ECHOED_NAME = 100;
+/** How much of a name from a request an error message repeats (and looks for a did-you-mean for). */
+export const MAX_ECHOED_NAME = 100;
 
 export class GraphNotFoundError extends ClientError {
   readonly status = 404;

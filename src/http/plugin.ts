@@ -203,7 +203,7 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
         const durationMs = performance.now() - started;
         const route = request.routeOptions.url;
         metrics?.requestEnded(
-          { model: typeof model === "string" && models.has(model) ? model : "", api: apiOf(route), status },
+          { model: typeof model === "string" && models.has(model) ? model : "", api: request.routeOptions.config.api ?? "other", status },
           durationMs / 1000,
           request.method === "POST" && runRoutes.has(route ?? ""),
         );

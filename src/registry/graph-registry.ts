@@ -3,7 +3,13 @@ import { z } from "zod";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
-import { ClientSettingsDefinitionError, GraphNotFoundError, InvalidClientSettingsError, RegistrationError } from "../errors/catalogue.js";
+import {
+  ClientSettingsDefinitionError,
+  GraphNotFoundError,
+  InvalidClientSettingsError,
+  MAX_ECHOED_NAME,
+  RegistrationError,
+} from "../errors/catalogue.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { checkContextSchema } from "../settings/runtime-context.js";
 import type { ConversationStore } from "../store/conversation-store.js";
@@ -179,7 +185,7 @@ export class GraphRegistry {
   /** The 404 for a model the caller cannot see, naming only the models it can (`known`). */
   modelNotFound(name: string, known: readonly string[]): GraphNotFoundError {
     // A did-you-mean only for names of a sensible length: the name comes from the request.
-    return new GraphNotFoundError(name, known, name.length <= 100 ? didYouMean(name, known) : "");
+    return new GraphNotFoundError(name, known, name.length <= MAX_ECHOED_NAME ? didYouMean(name, known) : "");
   }
 
   /** The configuration of one model; throws `GraphNotFoundError` when it is not registered. */

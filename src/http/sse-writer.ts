@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
+import { JsonText } from "../util/json-text.js";
 import type { ErrorBody } from "../wire/response.js";
 
 export interface SseOptions {
@@ -26,7 +27,7 @@ export interface SseRender<T> {
 }
 
 function frameOf(chunk: unknown, typed: boolean): string {
-  const data = `data: ${JSON.stringify(chunk)}\n\n`;
+  const data = `data: ${chunk instanceof JsonText ? chunk.json : JSON.stringify(chunk)}\n\n`;
   return typed ? `event: ${(chunk as { type: string }).type}\n${data}` : data;
 }
 
@@ -79,11 +80,11 @@ export async function writeSse<T>(reply: FastifyReply, items: AsyncIterable<T>, 
     if (pending === "" || raw.destroyed) return;
     const frames = pending;
     pending = "";
+    keepAlive.refresh();
     raw.write(frames);
   };
   const write = (frame: string): void => {
     if (raw.destroyed) return;
-    keepAlive.refresh();
     if (pending === "") process.nextTick(flush);
     pending += frame;
   };

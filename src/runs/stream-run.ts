@@ -86,7 +86,8 @@ async function* streamGraph(
   // must not hold the event loop for the whole run.
   const turns = new EventLoopTurns();
   for await (const part of stream) {
-    await turns.take();
+    const wait = turns.take();
+    if (wait !== undefined) await wait;
     const [namespace, mode, data] = (subgraphs ? part : [[], ...(part as [string, unknown])]) as [string[], string, unknown];
     if (mode === "values") {
       if (namespace.length === 0) state = data;

@@ -37,16 +37,21 @@ export class EventLoopTurns {
     this.#budgetMs = budgetMs;
   }
 
-  async take(): Promise<void> {
+  /** A promise only when the loop must wait: a step within budget costs no promise job. */
+  take(): Promise<void> | undefined {
     const now = performance.now();
     if (this.#turn !== turn) {
       // Suspended since the last step: the budget starts again here.
       this.#turn = turn;
       this.#since = now;
       markNextTurn();
-      return;
+      return undefined;
     }
-    if (now - this.#since < this.#budgetMs) return;
+    if (now - this.#since < this.#budgetMs) return undefined;
+    return this.#nextTurn();
+  }
+
+  async #nextTurn(): Promise<void> {
     await nextTurn();
     markNextTurn();
     this.#turn = turn;

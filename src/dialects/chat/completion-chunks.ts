@@ -1,4 +1,5 @@
 import type { RunStreamEvent } from "../../runs/stream-run.js";
+import { type JsonText, jsonTemplate } from "../../util/json-text.js";
 import type { ChatCompletionChunk } from "../../wire/response.js";
 import { ChunkBuilder } from "./chunk-builder.js";
 import type { CompletionIdentity } from "./completion.js";
@@ -30,4 +31,19 @@ export function completionChunks(identity: CompletionIdentity, includeUsage: boo
       return chunks;
     },
   };
+}
+
+/**
+ * The same chunks for the SSE writer, a text delta's JSON written from a template made once
+ * per stream: of a token's chunk only the text is new. Chunks otherwise as `completionChunks`.
+ */
+export function completionFrames(
+  identity: CompletionIdentity,
+  includeUsage: boolean,
+): { first: ChatCompletionChunk[]; of(event: RunStreamEvent): (ChatCompletionChunk | JsonText)[] } {
+  const chunks = completionChunks(identity, includeUsage);
+  const builder = new ChunkBuilder(identity.id, identity.created, identity.model, includeUsage);
+  const content = jsonTemplate((slot) => builder.content(slot));
+  if (content === undefined) return chunks;
+  return { first: chunks.first, of: (event) => (event.kind === "text" ? [content(event.text)] : chunks.of(event)) };
 }

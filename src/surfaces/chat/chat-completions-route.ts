@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type CompletionIdentity, toChatCompletion } from "../../dialects/chat/completion.js";
-import { type CompletionChunks, completionChunks } from "../../dialects/chat/completion-chunks.js";
+import { type CompletionChunks, completionChunks, completionFrames } from "../../dialects/chat/completion-chunks.js";
 import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
 import { asConversation, conversationEvents, fixedAnswer, uiChunk, withThinking } from "../../dialects/chat-ui/conversation.js";
 import { parseChatUiRequest } from "../../dialects/chat-ui/parse-chat-ui-request.js";
@@ -148,7 +148,7 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
                 keepAliveMs: options.keepAliveMs,
                 errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
               },
-              completionChunks(identity, includeUsage),
+              completionFrames(identity, includeUsage),
             );
             return reply;
           },

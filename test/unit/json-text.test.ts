@@ -1,0 +1,28 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { completionChunks, completionFrames } from "../../src/dialects/chat/completion-chunks.js";
+import { JsonText, jsonTemplate } from "../../src/util/json-text.js";
+
+const TEXTS = ["plain", "", 'quote " and back\\slash', "line\nbreak\ttab\u0000nul", "ünïcödé 😀 \u2028", "__chat_serve_slot__", "</script>"];
+
+test("a chat completion's text chunk from the template is byte for byte the chunk serialized", () => {
+  for (const includeUsage of [false, true]) {
+    const identity = { id: "chatcmpl-1", created: 1_700_000_000, model: 'a "model"' };
+    const frames = completionFrames(identity, includeUsage);
+    const chunks = completionChunks(identity, includeUsage);
+    for (const text of TEXTS) {
+      const [frame] = frames.of({ kind: "text", text });
+      assert.ok(frame instanceof JsonText);
+      assert.equal(frame.json, JSON.stringify(chunks.of({ kind: "text", text })[0]));
+      assert.deepEqual(JSON.parse(frame.json).choices[0].delta, { content: text });
+    }
+    // Anything but text is the ordinary chunk.
+    assert.deepEqual(frames.of({ kind: "reasoning", text: "r", form: "summary" }), chunks.of({ kind: "reasoning", text: "r", form: "summary" }));
+  }
+});
+
+test("a template whose value does not hold the slot exactly once is refused", () => {
+  assert.equal(jsonTemplate(() => ({ text: "fixed" })), undefined);
+  assert.equal(jsonTemplate((slot) => ({ a: slot, b: slot })), undefined);
+  assert.equal(jsonTemplate((slot) => [slot])?.("x").json, '["x"]');
+});

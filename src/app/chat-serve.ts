@@ -19,11 +19,12 @@ import type { Surface } from "../http/surface.js";
 import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { RunTracker } from "../runs/run-tracker.js";
+import type { LangGraphBindSettings } from "../surfaces/langgraph/langgraph-surface.js";
 import type { McpBindSettings } from "../surfaces/mcp/mcp-surface.js";
 import { assertTracingInstalled, TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { didYouMean } from "../util/did-you-mean.js";
-import { apiSurfaces, chatUiSurfaces } from "./surfaces.js";
+import { apiSurfaces, chatUiSurfaces, langgraphMount } from "./surfaces.js";
 
 const { version: packageVersion } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -134,6 +135,12 @@ export interface BindOptions {
    * endpoint); default false. Tasks are background responses: it needs background runs.
    */
   a2a?: boolean;
+  /**
+   * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
+   * or under `prefix`, for `@langchain/langgraph-sdk`, `useStream` and `RemoteGraph`
+   * (docs/langgraph.md); default false.
+   */
+  langgraph?: boolean | LangGraphBindSettings;
   /**
    * The same models for chat UIs (Open WebUI and the like) under a second prefix, in the
    * `chat-ui` profile. `answerTasks` (default true) answers the UI's own title and tag
@@ -316,6 +323,20 @@ export class ChatServe {
       },
     };
     await this.app.register(chatServePlugin, pluginOptions);
+    const agent = langgraphMount(options.langgraph, packageVersion);
+    if (agent !== undefined) {
+      if (agent.prefix === prefix)
+        throw new TypeError(`server.langgraph.prefix must differ from the API prefix ${prefix === "" ? '""' : prefix}`);
+      this.#surfaces = [...surfaces, agent.surface];
+      // Its own mount: its own error shape; the probes and the not-found page stay the API's.
+      await this.app.register(chatServePlugin, {
+        ...pluginOptions,
+        prefix: agent.prefix,
+        surfaces: [agent.surface],
+        probes: false,
+        onInstance: () => {},
+      });
+    }
     const chatUi = options.profiles?.["chat-ui"];
     if (chatUi !== undefined) {
       const uiPrefix = normalizePrefix(chatUi.prefix, "profiles.chat-ui.prefix");

@@ -1,7 +1,9 @@
+import { normalizePrefix } from "../http/env.js";
 import type { Surface } from "../http/surface.js";
 import { a2aSurface } from "../surfaces/a2a/a2a-surface.js";
 import { chatSurface } from "../surfaces/chat/chat-surface.js";
 import { docsSurface } from "../surfaces/docs/docs-surface.js";
+import { type LangGraphBindSettings, langgraphSurface } from "../surfaces/langgraph/langgraph-surface.js";
 import { type McpBindSettings, mcpSurface } from "../surfaces/mcp/mcp-surface.js";
 import { modelsSurface } from "../surfaces/models/models-surface.js";
 import { playgroundSurface } from "../surfaces/playground/playground-surface.js";
@@ -41,4 +43,18 @@ export function apiSurfaces(selection: SurfaceSelection): Surface[] {
 /** The surfaces of the chat-ui profile's mount: the same models and runs, without the pages and the agent protocols. */
 export function chatUiSurfaces(): Surface[] {
   return [modelsSurface(), chatSurface(), responsesSurface()];
+}
+
+/**
+ * The LangGraph Agent Protocol, mounted on its own under its prefix (the server root by
+ * default): its errors have their own shape. Undefined when it is off.
+ */
+export function langgraphMount(
+  setting: boolean | LangGraphBindSettings | undefined,
+  version: string,
+): { prefix: string; surface: Surface } | undefined {
+  if (setting === undefined || setting === false) return undefined;
+  const settings = setting === true ? {} : setting;
+  const prefix = settings.prefix === undefined || settings.prefix === "" ? "" : normalizePrefix(settings.prefix, "server.langgraph.prefix");
+  return { prefix, surface: langgraphSurface({ ...settings, prefix, version }) };
 }

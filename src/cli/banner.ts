@@ -32,7 +32,7 @@ export function banner(options: {
   const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
   const rows: [string, string][] = [["version", `chat-serve ${version}`]];
-  rows.push(...options.surfaces.flatMap((surface) => surface.bannerRows?.(base) ?? []));
+  rows.push(...options.surfaces.flatMap((surface) => surface.bannerRows?.(base, options.address) ?? []));
   if (!options.surfaces.some((surface) => surface.name === "playground") && !isLoopback(options.host)) {
     rows.push(["playground", "off on a network address (server.playground: true turns it on)"]);
   }
@@ -80,5 +80,17 @@ export function surfaceSettings(
     playground: server.playground ?? isLoopback(host),
     mcp: mcpSettingsFromConfig(server.mcp, isLoopback(host), isWorker),
     a2a: server.a2a ?? isLoopback(host),
+    langgraph: langgraphSetting(server.langgraph, isWorker),
   };
+}
+
+/**
+ * The Agent Protocol `start` serves: on unless the config turns it off. Its threads and runs
+ * are recorded in the process that serves them, so a worker of `--workers` (whose requests any
+ * worker may take) serves none.
+ */
+function langgraphSetting(setting: boolean | { prefix?: string | undefined } | undefined, isWorker: boolean): false | { prefix?: string } {
+  if (setting === false || isWorker) return false;
+  const prefix = typeof setting === "object" ? setting.prefix : undefined;
+  return prefix === undefined ? {} : { prefix };
 }

@@ -110,6 +110,7 @@ export const configSchema = z.strictObject({
         ])
         .optional(),
       a2a: z.boolean().optional(),
+      langgraph: z.union([z.boolean(), z.strictObject({ prefix: z.string().optional() })]).optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
       requestTimeoutMs: z.int().min(1_000).default(60_000),
@@ -272,6 +273,12 @@ export interface ChatServeConfig {
      * Default: on where the playground is (a loopback host). Its tasks are background runs.
      */
     a2a?: boolean;
+    /**
+     * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
+     * as `langgraph dev` does, or under `prefix`: `@langchain/langgraph-sdk`, `useStream` and
+     * `RemoteGraph` work against it (docs/langgraph.md). Default: on.
+     */
+    langgraph?: boolean | { prefix?: string };
     bodyLimit?: number;
     /** How long a client may take to send its request headers. Default 20 s. */
     headersTimeoutMs?: number;

@@ -74,6 +74,36 @@ export class StoredObjectNotFoundError extends ClientError {
   }
 }
 
+/** An assistant, thread, run, checkpoint or store item of the Agent Protocol that does not exist here (or is another tenant's). */
+export class AgentNotFoundError extends ClientError {
+  readonly status = 404;
+  readonly code = "not_found";
+  constructor(kind: "assistant" | "thread" | "run" | "checkpoint" | "item", id: string) {
+    const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+    super(`No ${kind} with id '${shown}' was found.`);
+  }
+}
+
+/**
+ * An Agent Protocol request that the thread's state refuses: a busy thread under
+ * `multitask_strategy: "reject"`, a thread that exists already, a resume of a thread that is
+ * not interrupted (409), or fields that cannot go together (422).
+ */
+export class AgentConflictError extends ClientError {
+  readonly code = "conflict";
+  readonly status: 409 | 422;
+  constructor(message: string, status: 409 | 422 = 409) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** An Agent Protocol body of the wrong shape (422, as the LangGraph server answers it). */
+export class AgentInvalidBodyError extends ClientError {
+  readonly status = 422;
+  readonly code = "invalid_body";
+}
+
 /** An `Idempotency-Key` used before with another request body. */
 export class IdempotencyKeyReusedError extends ClientError {
   readonly status = 422;

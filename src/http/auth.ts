@@ -55,12 +55,18 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return typeof authorization === "string" ? /^Bearer\s+(\S+)\s*$/iu.exec(authorization)?.[1] : undefined;
 }
 
-/** The key a request presents: `Authorization: Bearer <key>`, or `api-key: <key>` as Azure clients send it. */
+/**
+ * The key a request presents: `Authorization: Bearer <key>`, or `x-api-key: <key>` as the
+ * LangGraph SDK and Anthropic clients send it, or `api-key: <key>` as Azure clients do.
+ */
 function presentedKey(request: FastifyRequest): string | undefined {
   const bearer = bearerToken(request);
   if (bearer !== undefined) return bearer;
-  const apiKey = request.headers["api-key"];
-  return typeof apiKey === "string" && apiKey.trim() !== "" ? apiKey.trim() : undefined;
+  for (const header of ["x-api-key", "api-key"]) {
+    const apiKey = request.headers[header];
+    if (typeof apiKey === "string" && apiKey.trim() !== "") return apiKey.trim();
+  }
+  return undefined;
 }
 
 /**

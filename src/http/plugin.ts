@@ -38,6 +38,8 @@ declare module "fastify" {
 
 export interface ChatServePluginOptions {
   registry: GraphRegistry;
+  /** `/health` and `/ready` under the prefix (default true); a second mount leaves them to the first. */
+  probes?: boolean;
   checkpointScope?: CheckpointScope;
   tracing?: TracingCallback;
   runs: RunTracker;
@@ -123,13 +125,17 @@ function apiLabels(prefix: string, surfaces: readonly Pick<Surface, "apiLabels">
   return (route) => (route === undefined ? "other" : (labels.get(route) ?? "other"));
 }
 
-/** Sends a ServeError in the OpenAI envelope, with the headers its condition calls for. */
-export function sendServeError(reply: FastifyReply, serveError: ServeError): FastifyReply {
+/** Sends a ServeError in the OpenAI envelope (or the mount's own shape), with the headers its condition calls for. */
+export function sendServeError(
+  reply: FastifyReply,
+  serveError: ServeError,
+  render: (error: ServeError) => unknown = errorBody,
+): FastifyReply {
   if (serveError.retryAfterSeconds !== undefined) reply.header("retry-after", String(serveError.retryAfterSeconds));
   if (serveError instanceof MethodNotAllowedError) reply.header("allow", serveError.allow.join(", "));
   if (serveError instanceof InvalidApiKeyError) reply.header("www-authenticate", 'Bearer realm="chat-serve"');
   reply.request.chatServeFailure = serveError.code;
-  return reply.status(serveError.status).send(errorBody(serveError));
+  return reply.status(serveError.status).send(render(serveError));
 }
 
 // The methods a wrong-method request may use; OPTIONS is left to CORS preflight handlers.
@@ -255,6 +261,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     });
   }
 
+  // A mount's surfaces answer errors in one shape: the OpenAI envelope unless a surface has its own.
+  const render = options.surfaces.find((surface) => surface.errorBody !== undefined)?.errorBody ?? errorBody;
   app.setErrorHandler((error, request, reply) => {
     const serveError = toServeError(error, { bodyLimit: options.bodyLimit, contentType: request.headers["content-type"] });
     metrics?.error(serveError.code);
@@ -264,15 +272,17 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     } else if (serveError.status >= 500) {
       request.log.error({ err: error, requestId: request.chatServeRequestId }, "request failed");
     }
-    return sendServeError(reply, serveError);
+    return sendServeError(reply, serveError, render);
   });
-  app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url)));
+  // At the root, unknown URLs are the host app's to answer.
+  if (options.prefix !== "")
+    app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url), render));
 
   await options.limits?.register(app);
   // Every surface on this instance: hooks, error handler and the content-type parsers above apply to all.
   for (const surface of options.surfaces) await surface.register(app, options);
-  registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs, options.isDraining);
-  for (const { methods } of described) {
+  if (options.probes !== false) registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs, options.isDraining);
+  for (const { methods } of options.probes === false ? options.surfaces : described) {
     for (const [path, allowed] of Object.entries(methods ?? {})) refuseOtherMethods(app, path, allowed);
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, HTTPMethods } from "fastify";
+import type { ServeError } from "../errors/serve-error.js";
 import type { ChatServePluginOptions } from "./plugin.js";
 
 declare module "fastify" {
@@ -49,6 +50,14 @@ export interface Surface {
   readonly runPaths?: readonly string[];
   /** Where it is, for the root page. */
   readonly pointers?: readonly SurfacePointer[];
-  /** The banner's rows for it (`chat-serve start`), given the address and prefix it listens on. */
-  bannerRows?(base: string): [label: string, text: string][];
+  /**
+   * The banner's rows for it (`chat-serve start`), given the address and API prefix it listens
+   * on (`base`) and the bare address (for a surface mounted under a prefix of its own).
+   */
+  bannerRows?(base: string, address: string): [label: string, text: string][];
+  /**
+   * Its own error shape (the Agent Protocol's `{"detail": …}`), for every error its mount
+   * answers: a surface with one is mounted on its own. Default: the OpenAI envelope.
+   */
+  errorBody?(error: ServeError): unknown;
 }

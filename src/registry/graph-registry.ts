@@ -1,10 +1,11 @@
-import { MemorySaver } from "@langchain/langgraph";
+import { type BaseStore, InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import {
   ClientSettingsDefinitionError,
+  GraphConfigurationError,
   GraphNotFoundError,
   InvalidClientSettingsError,
   MAX_ECHOED_NAME,
@@ -34,6 +35,11 @@ export interface GraphRegistryOptions {
   pendingRuns?: PendingRunIndex;
   /** Where stored responses, conversations and chat sessions are kept. Default: in memory. */
   store?: ConversationStore;
+  /**
+   * The LangGraph store graphs read through `config.store` / `getStore()` on the Agent
+   * Protocol surface (and its `/store` routes). Default: LangGraph's `InMemoryStore`.
+   */
+  graphStore?: BaseStore;
 }
 
 const REGISTRY_BRAND = Symbol.for("chat-serve.GraphRegistry");
@@ -64,6 +70,11 @@ export interface ResolvedGraph {
    * may take over); undefined when the server has none or the graph cannot be copied.
    */
   withServerCheckpointer(): ServableGraph | undefined;
+  /**
+   * The graph as the LangGraph Agent Protocol runs it, always on a checkpointer: its own, else
+   * the server's, else the in-memory saver the registry gives graphs that need one.
+   */
+  onThreads(): ServableGraph;
 }
 
 /**
@@ -82,6 +93,10 @@ export class GraphRegistry {
   readonly #checkpointer: unknown;
   /** Copies of graphs with the server's checkpointer, for durable background runs. */
   readonly #checkpointed = new Map<string, { original: ServableGraph; copy: ServableGraph }>();
+  /** Copies of graphs on a checkpointer and the graph store, for the Agent Protocol. */
+  readonly #onThreadsCopies = new Map<string, { original: ServableGraph; copy: ServableGraph }>();
+  /** The LangGraph store of the Agent Protocol's runs and `/store` routes. */
+  readonly graphStore: BaseStore;
   readonly #runCoordinator: RunCoordinator | undefined;
   /** Where pending interrupt runs are indexed. */
   readonly pendingRuns: PendingRunIndex;
@@ -98,6 +113,7 @@ export class GraphRegistry {
     this.#runCoordinator = options.runCoordinator;
     this.pendingRuns = options.pendingRuns ?? new MemoryPendingRunIndex();
     this.store = options.store ?? new MemoryConversationStore();
+    this.graphStore = options.graphStore ?? new InMemoryStore();
     // The memory backends are bounded: what they evict, the checkpointers forget too.
     if (this.pendingRuns instanceof MemoryPendingRunIndex && this.pendingRuns.onEvict === undefined) {
       this.pendingRuns.onEvict = async (entry) => {
@@ -242,6 +258,7 @@ export class GraphRegistry {
       stateful: this.#stateful.has(graph),
       coordinator: this.coordinatorOf(name),
       withServerCheckpointer: () => this.withServerCheckpointer(name, graph),
+      onThreads: () => this.#onThreads(name, graph),
     });
     return entry.resolved;
   }
@@ -274,6 +291,21 @@ export class GraphRegistry {
     const copy = withCheckpointer(graph, this.#checkpointer);
     if (copy === undefined) return undefined;
     this.#checkpointed.set(name, { original: graph, copy });
+    return copy;
+  }
+
+  #onThreads(name: string, graph: ServableGraph): ServableGraph {
+    const cached = this.#onThreadsCopies.get(name);
+    if (cached?.original === graph) return cached.copy;
+    const own = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
+    const hasStore = typeof (graph as { store?: unknown }).store === "object" && (graph as { store?: unknown }).store !== null;
+    if (own && hasStore) return graph;
+    if (!own) this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();
+    const copy = withCheckpointer(graph, own ? graph.checkpointer : this.#fallbackCheckpointer);
+    if (copy === undefined)
+      throw new GraphConfigurationError(`Model '${name}' cannot run on a checkpointer: its graph has no withConfig().`);
+    if (!hasStore) (copy as { store?: unknown }).store = this.graphStore;
+    this.#onThreadsCopies.set(name, { original: graph, copy });
     return copy;
   }
 

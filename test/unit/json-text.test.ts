@@ -3,7 +3,15 @@ import { test } from "node:test";
 import { completionChunks, completionFrames } from "../../src/dialects/chat/completion-chunks.js";
 import { JsonText, jsonTemplate } from "../../src/util/json-text.js";
 
-const TEXTS = ["plain", "", 'quote " and back\\slash', "line\nbreak\ttab\u0000nul", "ünïcödé 😀 \u2028", "__chat_serve_slot__", "</script>"];
+const TEXTS = [
+  "plain",
+  "",
+  'quote " and back\\slash',
+  "line\nbreak\ttab\u0000nul",
+  "ünïcödé 😀 \u2028",
+  "__chat_serve_slot__",
+  "</script>",
+];
 
 test("a chat completion's text chunk from the template is byte for byte the chunk serialized", () => {
   for (const includeUsage of [false, true]) {
@@ -17,12 +25,21 @@ test("a chat completion's text chunk from the template is byte for byte the chun
       assert.deepEqual(JSON.parse(frame.json).choices[0].delta, { content: text });
     }
     // Anything but text is the ordinary chunk.
-    assert.deepEqual(frames.of({ kind: "reasoning", text: "r", form: "summary" }), chunks.of({ kind: "reasoning", text: "r", form: "summary" }));
+    assert.deepEqual(
+      frames.of({ kind: "reasoning", text: "r", form: "summary" }),
+      chunks.of({ kind: "reasoning", text: "r", form: "summary" }),
+    );
   }
 });
 
 test("a template whose value does not hold the slot exactly once is refused", () => {
-  assert.equal(jsonTemplate(() => ({ text: "fixed" })), undefined);
-  assert.equal(jsonTemplate((slot) => ({ a: slot, b: slot })), undefined);
+  assert.equal(
+    jsonTemplate(() => ({ text: "fixed" })),
+    undefined,
+  );
+  assert.equal(
+    jsonTemplate((slot) => ({ a: slot, b: slot })),
+    undefined,
+  );
   assert.equal(jsonTemplate((slot) => [slot])?.("x").json, '["x"]');
 });

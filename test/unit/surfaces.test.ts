@@ -9,7 +9,7 @@ const BASE = "http://127.0.0.1:8000/v1";
 function agentRows(mcp: Parameters<typeof apiSurfaces>[0]["mcp"], a2a: boolean, background: boolean): [string, string][] {
   return apiSurfaces({ docs: false, playground: false, mcp, a2a, models: ["echo"], background, version: "1" })
     .filter((surface) => surface.name === "mcp" || surface.name === "a2a")
-    .flatMap((surface) => surface.bannerRows?.(BASE) ?? []);
+    .flatMap((surface) => surface.bannerRows?.(BASE, "http://127.0.0.1:8000") ?? []);
 }
 
 test("server.mcp: on by default on loopback only; sessions unless the config or --workers says otherwise", () => {

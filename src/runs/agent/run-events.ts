@@ -1,0 +1,84 @@
+import { protocolJson } from "./agent-graph.js";
+
+/** One event of a run as it goes on the wire: its id (its place, from 0), SSE name and data JSON. */
+export interface LoggedEvent {
+  id: number;
+  event: string;
+  json: string;
+}
+
+/**
+ * The events of one run, in order, serialized once as they happen: every client following the
+ * run (the one that started it, a join, a reconnect with `Last-Event-ID`) reads the same log.
+ * A follower that reads nothing more waits on one promise; the log ends when the run does.
+ */
+export class RunEvents {
+  readonly #events: LoggedEvent[] = [];
+  #finished = false;
+  #wake: (() => void) | undefined;
+  #changed: Promise<void> | undefined;
+
+  /** Adds an event; its data is serialized now, as it is at this step. */
+  push(event: string, data: unknown): void {
+    if (this.#finished) return;
+    this.#events.push({ id: this.#events.length, event, json: protocolJson(data) ?? "null" });
+    this.#signal();
+  }
+
+  /** No event follows: followers end after the last one. */
+  finish(): void {
+    this.#finished = true;
+    this.#signal();
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  #signal(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    this.#changed = undefined;
+    wake?.();
+  }
+
+  #next(): Promise<void> {
+    this.#changed ??= new Promise((resolve) => {
+      this.#wake = resolve;
+    });
+    return this.#changed;
+  }
+
+  /**
+   * The events after `after` (an event id; -1 for all of them), then each new one until the
+   * run ends or `signal` fires.
+   */
+  async *follow(after: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
+    let next = Math.max(0, after + 1);
+    let onAbort: (() => void) | undefined;
+    const aborted =
+      signal === undefined
+        ? undefined
+        : new Promise<void>((resolve) => {
+            onAbort = () => resolve();
+            signal.addEventListener("abort", onAbort, { once: true });
+          });
+    try {
+      for (;;) {
+        while (next < this.#events.length) {
+          yield this.#events[next] as LoggedEvent;
+          next += 1;
+        }
+        if (this.#finished || signal?.aborted === true) return;
+        await (aborted === undefined ? this.#next() : Promise.race([this.#next(), aborted]));
+      }
+    } finally {
+      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** The id of the last event; -1 before the first. */
+  get last(): number {
+    return this.#events.length - 1;
+  }
+}

@@ -1,0 +1,169 @@
+import { copyData } from "../util/copy-data.js";
+
+/** A thread's status as the LangGraph Agent Protocol has it. */
+export type AgentThreadStatus = "idle" | "busy" | "interrupted" | "error";
+
+/** A run's status as the LangGraph Agent Protocol has it. */
+export type AgentRunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+
+export type MultitaskStrategy = "reject" | "enqueue" | "interrupt" | "rollback";
+
+/** A thread of the Agent Protocol surface: who owns it and what the protocol says of it; its state is in the checkpointer. */
+export interface AgentThreadRecord {
+  thread_id: string;
+  /** The server-trusted scope (tenant) that owns it; never sent to clients. */
+  scope: string;
+  /** The graph that last ran on it (the checkpointer it lives in); undefined before its first run. */
+  graph_id?: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: Record<string, unknown>;
+  status: AgentThreadStatus;
+  /** What the last run that failed said. */
+  error?: string | null;
+}
+
+/** One run of the Agent Protocol surface. */
+export interface AgentRunRecord {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  scope: string;
+  created_at: string;
+  updated_at: string;
+  status: AgentRunStatus;
+  metadata: Record<string, unknown>;
+  multitask_strategy: MultitaskStrategy;
+  /** A stateless run's thread, deleted when the run ends (`on_completion: "delete"`). */
+  temporary: boolean;
+  cancel_reason?: string | null;
+}
+
+/**
+ * Where the Agent Protocol surface keeps its threads and runs: small records, scoped to a
+ * tenant. A record of another scope is never returned (it does not exist for that caller).
+ */
+export interface AgentRecords {
+  getThread(scope: string, threadId: string): Promise<AgentThreadRecord | undefined>;
+  /** Adds or replaces a thread. */
+  putThread(record: AgentThreadRecord): Promise<void>;
+  /** Deletes a thread and its runs; true when it existed. */
+  deleteThread(scope: string, threadId: string): Promise<boolean>;
+  /** Every thread of a scope (the surface filters, sorts and pages them). */
+  listThreads(scope: string): Promise<AgentThreadRecord[]>;
+  getRun(scope: string, runId: string): Promise<AgentRunRecord | undefined>;
+  putRun(record: AgentRunRecord): Promise<void>;
+  deleteRun(scope: string, runId: string): Promise<boolean>;
+  /** A thread's runs, newest first. */
+  listRuns(scope: string, threadId: string): Promise<AgentRunRecord[]>;
+}
+
+/** How much the in-memory records keep: threads beyond the cap go, least recently updated first, with their runs. */
+export interface MemoryAgentRecordsLimits {
+  /** Threads kept (default 10,000). */
+  maxThreads?: number;
+  /** Runs kept per thread (default 100), the oldest going first. */
+  maxRunsPerThread?: number;
+}
+
+const ownerKey = (scope: string, id: string) => `${scope}\u0000${id}`;
+
+/**
+ * The embedded records: in this process's memory, gone at restart, bounded by count. A thread
+ * that is evicted is handed to `onEvict`, so that its checkpoints are deleted too.
+ */
+export class MemoryAgentRecords implements AgentRecords {
+  readonly #threads = new Map<string, AgentThreadRecord>();
+  readonly #runs = new Map<string, AgentRunRecord>();
+  /** Run ids of each thread, oldest first. */
+  readonly #threadRuns = new Map<string, string[]>();
+  readonly #maxThreads: number;
+  readonly #maxRunsPerThread: number;
+  /** Told of each thread the cap pushes out (never a busy one). */
+  onEvict: ((thread: AgentThreadRecord) => void) | undefined;
+
+  constructor(limits: MemoryAgentRecordsLimits = {}) {
+    this.#maxThreads = limits.maxThreads ?? 10_000;
+    this.#maxRunsPerThread = limits.maxRunsPerThread ?? 100;
+  }
+
+  async getThread(scope: string, threadId: string): Promise<AgentThreadRecord | undefined> {
+    const record = this.#threads.get(ownerKey(scope, threadId));
+    return record === undefined ? undefined : copyData(record);
+  }
+
+  async putThread(record: AgentThreadRecord): Promise<void> {
+    const key = ownerKey(record.scope, record.thread_id);
+    // Map order is insertion order: a write moves the thread to the newest end.
+    this.#threads.delete(key);
+    this.#threads.set(key, copyData(record));
+    this.#evict();
+  }
+
+  #evict(): void {
+    if (this.#threads.size <= this.#maxThreads) return;
+    for (const [key, record] of this.#threads) {
+      if (this.#threads.size <= this.#maxThreads) return;
+      if (record.status === "busy") continue;
+      this.#dropThread(key);
+      this.onEvict?.(record);
+    }
+  }
+
+  #dropThread(key: string): void {
+    this.#threads.delete(key);
+    for (const runId of this.#threadRuns.get(key) ?? []) this.#runs.delete(runId);
+    this.#threadRuns.delete(key);
+  }
+
+  async deleteThread(scope: string, threadId: string): Promise<boolean> {
+    const key = ownerKey(scope, threadId);
+    const existed = this.#threads.has(key);
+    this.#dropThread(key);
+    return existed;
+  }
+
+  async listThreads(scope: string): Promise<AgentThreadRecord[]> {
+    return [...this.#threads.values()].filter((record) => record.scope === scope).map((record) => copyData(record));
+  }
+
+  async getRun(scope: string, runId: string): Promise<AgentRunRecord | undefined> {
+    const record = this.#runs.get(runId);
+    return record === undefined || record.scope !== scope ? undefined : copyData(record);
+  }
+
+  async putRun(record: AgentRunRecord): Promise<void> {
+    const key = ownerKey(record.scope, record.thread_id);
+    if (!this.#runs.has(record.run_id)) {
+      const ids = this.#threadRuns.get(key) ?? [];
+      ids.push(record.run_id);
+      while (ids.length > this.#maxRunsPerThread) this.#runs.delete(ids.shift() as string);
+      this.#threadRuns.set(key, ids);
+    }
+    this.#runs.set(record.run_id, copyData(record));
+  }
+
+  async deleteRun(scope: string, runId: string): Promise<boolean> {
+    const record = this.#runs.get(runId);
+    if (record === undefined || record.scope !== scope) return false;
+    this.#runs.delete(runId);
+    const key = ownerKey(scope, record.thread_id);
+    const ids = this.#threadRuns.get(key);
+    if (ids !== undefined)
+      this.#threadRuns.set(
+        key,
+        ids.filter((id) => id !== runId),
+      );
+    return true;
+  }
+
+  async listRuns(scope: string, threadId: string): Promise<AgentRunRecord[]> {
+    const ids = this.#threadRuns.get(ownerKey(scope, threadId)) ?? [];
+    return ids
+      .map((id) => this.#runs.get(id))
+      .filter((record): record is AgentRunRecord => record !== undefined)
+      .reverse()
+      .map((record) => copyData(record));
+  }
+}

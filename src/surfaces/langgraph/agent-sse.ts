@@ -1,0 +1,54 @@
+import type { ServerResponse } from "node:http";
+import type { FastifyReply } from "fastify";
+import type { LoggedEvent } from "../../runs/agent/run-events.js";
+
+/** Waits until the socket takes more data or the response closes; leaves no listener behind. */
+function drained(raw: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off("drain", done);
+      raw.off("close", done);
+      resolve();
+    };
+    raw.on("drain", done);
+    raw.on("close", done);
+  });
+}
+
+/**
+ * Writes a run's events as the LangGraph server does: `event:` and `data:` lines per event,
+ * with its `id:` when the stream is resumable (a client reconnects with `Last-Event-ID`), a
+ * `: heartbeat` comment after `keepAliveMs` of silence. Returns when the events end or the
+ * client has gone; the heartbeat timer is this function's own and ends on every way out.
+ */
+export async function writeAgentSse(
+  reply: FastifyReply,
+  events: AsyncIterable<LoggedEvent>,
+  options: { keepAliveMs: number; ids: boolean; headers?: Record<string, string> },
+): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    ...options.headers,
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    "x-accel-buffering": "no",
+  });
+  raw.flushHeaders();
+  const heartbeat = setInterval(() => {
+    if (!raw.destroyed) raw.write(": heartbeat\n\n");
+  }, options.keepAliveMs);
+  heartbeat.unref();
+  try {
+    for await (const { id, event, json } of events) {
+      if (raw.destroyed) break;
+      heartbeat.refresh();
+      const more = raw.write(`${options.ids ? `id: ${id}\n` : ""}event: ${event}\ndata: ${json}\n\n`);
+      if (!more && !raw.destroyed) await drained(raw);
+    }
+  } finally {
+    clearInterval(heartbeat);
+    if (!raw.destroyed) raw.end();
+  }
+}

@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { systemAssistant } from "../../runs/agent/assistants.js";
+import { graphSchemas } from "../../runs/agent/graph-schemas.js";
+import type { LangGraphRoutes } from "./langgraph-routes.js";
+import { assistantSearch, parseBody } from "./langgraph-schemas.js";
+
+type AssistantParams = { Params: { assistant_id: string } };
+
+function flag(value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  return value === "true" || value === "1";
+}
+
+/**
+ * Assistants: one system assistant per model (`graph_id` is the model id), read-only. The
+ * model id is accepted wherever an assistant id is.
+ */
+export function registerAssistantRoutes(app: FastifyInstance, routes: LangGraphRoutes): void {
+  const { registry } = routes;
+  function matching(
+    request: FastifyRequest,
+    body: { graph_id?: string | null; name?: string | null; metadata?: Record<string, unknown> | null },
+  ) {
+    const all = routes.visible(request).map((model) => systemAssistant(registry, model, routes.startedAt));
+    return all.filter(
+      (assistant) =>
+        (body.graph_id == null || assistant.graph_id === body.graph_id) &&
+        (body.name == null || String(assistant.name).includes(body.name)) &&
+        (body.metadata == null ||
+          Object.entries(body.metadata).every(
+            ([key, value]) => JSON.stringify((assistant.metadata as Record<string, unknown>)[key]) === JSON.stringify(value),
+          )),
+    );
+  }
+
+  app.post("/assistants/search", async (request, reply) => {
+    const body = parseBody(assistantSearch, request.body, "search");
+    const found = matching(request, body);
+    const key = body.sort_by ?? "created_at";
+    const order = body.sort_order ?? "desc";
+    found.sort((a, b) => {
+      const compared = String(a[key]).localeCompare(String(b[key]));
+      return order === "asc" ? compared : -compared;
+    });
+    const offset = body.offset ?? 0;
+    const limit = body.limit ?? 10;
+    reply.header("x-pagination-total", String(found.length));
+    if (offset + limit < found.length) reply.header("x-pagination-next", String(offset + limit));
+    const page = found.slice(offset, offset + limit);
+    const select = body.select;
+    return select == null
+      ? page
+      : page.map((assistant) => Object.fromEntries(Object.entries(assistant).filter(([field]) => select.includes(field))));
+  });
+
+  app.post("/assistants/count", async (request) => matching(request, parseBody(assistantSearch, request.body, "count")).length);
+
+  app.get<AssistantParams>("/assistants/:assistant_id", async (request) =>
+    systemAssistant(registry, routes.modelOf(request, request.params.assistant_id), routes.startedAt),
+  );
+
+  app.get<AssistantParams & { Querystring: { xray?: string } }>("/assistants/:assistant_id/graph", async (request) => {
+    const { graph } = await routes.runs.graphOf(routes.modelOf(request, request.params.assistant_id));
+    const xray = request.query.xray;
+    const depth = xray !== undefined && /^\d+$/u.test(xray) ? Number(xray) : flag(xray);
+    return (await graph.getGraphAsync(depth === undefined ? {} : { xray: depth })).toJSON();
+  });
+
+  app.get<AssistantParams>("/assistants/:assistant_id/schemas", async (request) => {
+    const { model, graph } = await routes.runs.graphOf(routes.modelOf(request, request.params.assistant_id));
+    return { graph_id: model, ...(await graphSchemas(graph)) };
+  });
+
+  app.get<AssistantParams & { Params: { namespace?: string }; Querystring: { recurse?: string } }>(
+    "/assistants/:assistant_id/subgraphs/:namespace?",
+    async (request) => {
+      const { graph } = await routes.runs.graphOf(routes.modelOf(request, request.params.assistant_id));
+      const subgraphs: Record<string, unknown> = {};
+      for await (const [namespace, subgraph] of graph.getSubgraphsAsync(request.params.namespace, flag(request.query.recurse) ?? false)) {
+        subgraphs[namespace] = { graph_id: namespace, ...(await graphSchemas(subgraph as never)) };
+      }
+      return subgraphs;
+    },
+  );
+}

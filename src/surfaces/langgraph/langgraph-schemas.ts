@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { AgentInvalidBodyError } from "../../errors/catalogue.js";
+import type { AgentRunRequest } from "../../runs/agent/agent-runs.js";
+import { AGENT_STREAM_MODES } from "../../runs/agent/agent-stream.js";
+import { issuePath } from "../../util/describe-issue.js";
+
+// The bodies of the LangGraph Agent Protocol, as `@langchain/langgraph-sdk` sends them. Fields
+// this server does not use are let through (a newer SDK may send more), never an error.
+
+const metadata = z.record(z.string(), z.unknown());
+const checkpoint = z.object({
+  checkpoint_id: z.string().optional(),
+  checkpoint_ns: z.string().optional(),
+  checkpoint_map: z.record(z.string(), z.unknown()).nullish(),
+});
+const nodes = z.union([z.literal("*"), z.array(z.string())]);
+const streamMode = z.union([z.enum(AGENT_STREAM_MODES), z.array(z.enum(AGENT_STREAM_MODES))]);
+
+const runCreate = z.object({
+  assistant_id: z.string().min(1),
+  input: z.unknown().optional(),
+  command: z.object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional() }).nullish(),
+  stream_mode: streamMode.nullish(),
+  stream_subgraphs: z.boolean().nullish(),
+  stream_resumable: z.boolean().nullish(),
+  config: z
+    .object({
+      tags: z.array(z.string()).optional(),
+      metadata: metadata.optional(),
+      recursion_limit: z.number().int().positive().optional(),
+      configurable: z.record(z.string(), z.unknown()).optional(),
+    })
+    .nullish(),
+  context: z.unknown().optional(),
+  metadata: metadata.nullish(),
+  checkpoint: checkpoint.nullish(),
+  checkpoint_id: z.string().nullish(),
+  interrupt_before: nodes.nullish(),
+  interrupt_after: nodes.nullish(),
+  multitask_strategy: z.enum(["reject", "enqueue", "interrupt", "rollback"]).nullish(),
+  if_not_exists: z.enum(["create", "reject"]).nullish(),
+  on_completion: z.enum(["delete", "keep"]).nullish(),
+  on_disconnect: z.enum(["cancel", "continue"]).nullish(),
+  durability: z.enum(["sync", "async", "exit"]).nullish(),
+});
+
+/** Parses with a schema, or throws the protocol's 422 naming the first field that is wrong. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue === undefined ? "" : issuePath(issue.path);
+  throw new AgentInvalidBodyError(`The ${what} is not valid${path === "" ? "" : ` at ${path}`}: ${issue?.message ?? "unexpected shape"}.`);
+}
+
+/** A run's body, parsed into what the run engine takes; also whether the stream is resumable and what a disconnect does. */
+export function parseRunCreate(body: unknown): { request: AgentRunRequest; resumable: boolean; cancelOnDisconnect: boolean } {
+  const run = parseBody(runCreate, body, "run");
+  const modes = run.stream_mode == null ? ["values" as const] : Array.isArray(run.stream_mode) ? run.stream_mode : [run.stream_mode];
+  const point = { ...(run.checkpoint ?? {}), ...(run.checkpoint_id == null ? {} : { checkpoint_id: run.checkpoint_id }) };
+  const request: AgentRunRequest = {
+    assistantId: run.assistant_id,
+    ...(run.input === undefined ? {} : { input: run.input }),
+    ...(run.command == null ? {} : { command: run.command }),
+    streamMode: modes.length === 0 ? ["values"] : modes,
+    subgraphs: run.stream_subgraphs === true,
+    config: run.config ?? {},
+    ...(run.context === undefined ? {} : { context: run.context }),
+    metadata: run.metadata ?? {},
+    ...(Object.keys(point).length === 0 ? {} : { checkpoint: point }),
+    ...(run.interrupt_before == null ? {} : { interruptBefore: run.interrupt_before }),
+    ...(run.interrupt_after == null ? {} : { interruptAfter: run.interrupt_after }),
+    multitaskStrategy: run.multitask_strategy ?? "reject",
+    ifNotExists: run.if_not_exists ?? "reject",
+    onCompletion: run.on_completion ?? "delete",
+    ...(run.durability == null ? {} : { durability: run.durability }),
+  };
+  return { request, resumable: run.stream_resumable === true, cancelOnDisconnect: run.on_disconnect === "cancel" };
+}
+
+export const threadCreate = z.object({
+  thread_id: z.string().min(1).max(200).nullish(),
+  metadata: metadata.nullish(),
+  if_exists: z.enum(["raise", "do_nothing"]).nullish(),
+  graph_id: z.string().nullish(),
+});
+
+const sortOrder = z.enum(["asc", "desc"]).nullish();
+
+export const threadSearch = z.object({
+  ids: z.array(z.string()).nullish(),
+  metadata: metadata.nullish(),
+  values: z.record(z.string(), z.unknown()).nullish(),
+  status: z.enum(["idle", "busy", "interrupted", "error"]).nullish(),
+  limit: z.number().int().min(1).max(1000).nullish(),
+  offset: z.number().int().min(0).nullish(),
+  sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).nullish(),
+  sort_order: sortOrder,
+  select: z.array(z.string()).nullish(),
+});
+
+export const threadPatch = z.object({ metadata: metadata.nullish() });
+
+export const stateUpdate = z.object({
+  values: z.unknown().optional(),
+  as_node: z.string().nullish(),
+  checkpoint: checkpoint.nullish(),
+  checkpoint_id: z.string().nullish(),
+});
+
+export const historyRequest = z.object({
+  limit: z.number().int().min(1).max(1000).nullish(),
+  before: z.union([z.string(), checkpoint]).nullish(),
+  metadata: metadata.nullish(),
+  checkpoint: checkpoint.nullish(),
+});
+
+export const assistantSearch = z.object({
+  graph_id: z.string().nullish(),
+  name: z.string().nullish(),
+  metadata: metadata.nullish(),
+  limit: z.number().int().min(1).max(1000).nullish(),
+  offset: z.number().int().min(0).nullish(),
+  sort_by: z.enum(["assistant_id", "graph_id", "name", "created_at", "updated_at"]).nullish(),
+  sort_order: sortOrder,
+  select: z.array(z.string()).nullish(),
+});
+
+/** A store namespace: labels that are non-empty strings without a period. */
+export const namespace = z.array(
+  z
+    .string()
+    .min(1, "a namespace label must not be empty")
+    .refine((label) => !label.includes("."), "a namespace label must not contain a period"),
+);
+
+export const storePut = z.object({
+  namespace: namespace.min(1, "the namespace must have at least one label"),
+  key: z.string().min(1),
+  value: z.record(z.string(), z.unknown()),
+  index: z.unknown().optional(),
+  ttl: z.number().nullish(),
+});
+
+export const storeDelete = z.object({ namespace: namespace.min(1, "the namespace must have at least one label"), key: z.string().min(1) });
+
+export const storeSearch = z.object({
+  namespace_prefix: namespace.nullish(),
+  filter: z.record(z.string(), z.unknown()).nullish(),
+  limit: z.number().int().min(1).max(1000).nullish(),
+  offset: z.number().int().min(0).nullish(),
+  query: z.string().nullish(),
+});
+
+export const storeNamespaces = z.object({
+  prefix: namespace.nullish(),
+  suffix: namespace.nullish(),
+  max_depth: z.number().int().min(1).nullish(),
+  limit: z.number().int().min(1).max(1000).nullish(),
+  offset: z.number().int().min(0).nullish(),
+});

@@ -1,0 +1,69 @@
+import type { HTTPMethods } from "fastify";
+import type { Surface } from "../../http/surface.js";
+import type { AgentRecords } from "../../store/agent-records.js";
+
+/** `server.langgraph` as a bind takes it: on, and where. */
+export interface LangGraphBindSettings {
+  /** Where the protocol is served; default `""`, the server root, as `langgraph dev` serves it. */
+  prefix?: string;
+  /** Where threads and runs are recorded. Default: in this process's memory. */
+  records?: AgentRecords;
+}
+
+const RUNS = ["/threads/:thread_id/runs", "/runs"].flatMap((path) => [path, `${path}/stream`, `${path}/wait`]);
+
+const METHODS: Record<string, readonly HTTPMethods[]> = {
+  "/ok": ["GET"],
+  "/info": ["GET"],
+  "/assistants/search": ["POST"],
+  "/assistants/count": ["POST"],
+  "/assistants/:assistant_id": ["GET"],
+  "/assistants/:assistant_id/graph": ["GET"],
+  "/assistants/:assistant_id/schemas": ["GET"],
+  "/threads": ["POST"],
+  "/threads/search": ["POST"],
+  "/threads/count": ["POST"],
+  "/threads/:thread_id": ["GET", "PATCH", "DELETE"],
+  "/threads/:thread_id/copy": ["POST"],
+  "/threads/:thread_id/state": ["GET", "POST"],
+  "/threads/:thread_id/state/:checkpoint_id": ["GET"],
+  "/threads/:thread_id/state/checkpoint": ["POST"],
+  "/threads/:thread_id/history": ["GET", "POST"],
+  "/threads/:thread_id/runs": ["GET", "POST"],
+  "/threads/:thread_id/runs/stream": ["POST"],
+  "/threads/:thread_id/runs/wait": ["POST"],
+  "/threads/:thread_id/runs/:run_id": ["GET", "DELETE"],
+  "/threads/:thread_id/runs/:run_id/join": ["GET"],
+  "/threads/:thread_id/runs/:run_id/stream": ["GET"],
+  "/threads/:thread_id/runs/:run_id/cancel": ["POST"],
+  "/runs": ["POST"],
+  "/runs/stream": ["POST"],
+  "/runs/wait": ["POST"],
+  "/store/items": ["GET", "PUT", "DELETE"],
+  "/store/items/search": ["POST"],
+  "/store/namespaces": ["POST"],
+};
+
+/**
+ * The LangGraph Agent Protocol (assistants, threads, runs, store), as `langgraph dev` serves
+ * it: `@langchain/langgraph-sdk`, `useStream`, `RemoteGraph` and agent-chat-ui work against it
+ * unchanged. Mounted on its own (at the server root by default), with errors in the
+ * protocol's `{"detail": …}` shape.
+ */
+export function langgraphSurface(settings: LangGraphBindSettings & { version: string }): Surface {
+  const prefix = settings.prefix ?? "";
+  return {
+    name: "langgraph",
+    register: async (app, context) =>
+      (await import("./langgraph-routes.js")).registerLangGraphRoutes(app, context, {
+        version: settings.version,
+        ...(settings.records === undefined ? {} : { records: settings.records }),
+      }),
+    methods: METHODS,
+    apiLabels: Object.fromEntries(Object.keys(METHODS).map((path) => [path, "langgraph"])),
+    publicPaths: ["/ok", "/info"],
+    runPaths: RUNS,
+    errorBody: (error) => ({ detail: error.message }),
+    bannerRows: (_base, address) => [["langgraph", `${address}${prefix}  (LangGraph Agent Protocol: the SDK, useStream, RemoteGraph)`]],
+  };
+}

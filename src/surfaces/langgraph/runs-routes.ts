@@ -1,0 +1,177 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AgentNotFoundError } from "../../errors/catalogue.js";
+import { RunEvents } from "../../runs/agent/run-events.js";
+import type { AgentRunRecord } from "../../store/agent-records.js";
+import { writeAgentSse } from "./agent-sse.js";
+import type { LangGraphRoutes } from "./langgraph-routes.js";
+import { parseRunCreate } from "./langgraph-schemas.js";
+
+type ThreadParams = { Params: { thread_id: string } };
+type RunParams = { Params: { thread_id: string; run_id: string } };
+
+/** A signal that fires when the client goes away, and the function that stops listening. */
+function clientGone(reply: FastifyReply): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
+  };
+  reply.raw.on("close", onClose);
+  return { signal: controller.signal, dispose: () => reply.raw.off("close", onClose) };
+}
+
+/** Runs: create one (in the background, streamed, or waited on), on a thread or stateless; read, join, cancel and delete them. */
+export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes): void {
+  const { runs, records } = routes;
+
+  async function create(request: FastifyRequest, threadId: string | undefined) {
+    const parsed = parseRunCreate(request.body);
+    routes.modelOf(request, parsed.request.assistantId);
+    const started = await runs.start(await routes.scopeOf(request), threadId, parsed.request);
+    return { ...started, ...parsed };
+  }
+
+  /** Streams a run's events from `after` until it ends; a client that leaves cancels the run only when it asked to. */
+  async function stream(
+    reply: FastifyReply,
+    run: AgentRunRecord,
+    events: RunEvents,
+    options: { after: number; ids: boolean; cancel: boolean },
+  ) {
+    const gone = clientGone(reply);
+    try {
+      await writeAgentSse(reply, events.follow(options.after, gone.signal), {
+        keepAliveMs: routes.keepAliveMs,
+        ids: options.ids,
+        headers: { "content-location": `/threads/${run.thread_id}/runs/${run.run_id}` },
+      });
+    } finally {
+      gone.dispose();
+      if (options.cancel && !events.finished && gone.signal.aborted) {
+        await runs.cancel(run.scope, run.thread_id, run.run_id, { wait: false, action: "interrupt" }).catch(() => {});
+      }
+    }
+    return reply;
+  }
+
+  /** A run waited on: the thread's values when it ends (or the error it ended with). */
+  async function waited(reply: FastifyReply, run: AgentRunRecord, cancel: boolean) {
+    const live = runs.live(run.scope, run.thread_id, run.run_id);
+    if (live === undefined) throw new AgentNotFoundError("run", run.run_id);
+    const gone = clientGone(reply);
+    const cancelled = () => {
+      if (cancel) void runs.cancel(run.scope, run.thread_id, run.run_id, { wait: false, action: "interrupt" }).catch(() => {});
+    };
+    gone.signal.addEventListener("abort", cancelled, { once: true });
+    try {
+      reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
+      return (await runs.join(live)) ?? null;
+    } finally {
+      gone.signal.removeEventListener("abort", cancelled);
+      gone.dispose();
+    }
+  }
+
+  for (const [path, threaded] of [
+    ["/threads/:thread_id/runs", true],
+    ["/runs", false],
+  ] as const) {
+    app.post<ThreadParams>(path, async (request, reply) => {
+      const { run } = await create(request, threaded ? request.params.thread_id : undefined);
+      reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
+      return publicRun(run);
+    });
+    app.post<ThreadParams>(`${path}/stream`, async (request, reply) => {
+      const { run, events, resumable, cancelOnDisconnect } = await create(request, threaded ? request.params.thread_id : undefined);
+      return stream(reply, run, events, { after: -1, ids: resumable, cancel: cancelOnDisconnect });
+    });
+    app.post<ThreadParams>(`${path}/wait`, async (request, reply) => {
+      const { run, cancelOnDisconnect } = await create(request, threaded ? request.params.thread_id : undefined);
+      return waited(reply, run, cancelOnDisconnect);
+    });
+  }
+
+  app.get<ThreadParams & { Querystring: { limit?: string; offset?: string; status?: string } }>(
+    "/threads/:thread_id/runs",
+    async (request) => {
+      const scope = await routes.scopeOf(request);
+      await routes.threads.record(scope, request.params.thread_id);
+      const limit = Math.max(1, Number(request.query.limit ?? 10) || 10);
+      const offset = Math.max(0, Number(request.query.offset ?? 0) || 0);
+      const all = await records.listRuns(scope, request.params.thread_id);
+      const status = request.query.status;
+      return all
+        .filter((run) => status === undefined || run.status === status)
+        .slice(offset, offset + limit)
+        .map(publicRun);
+    },
+  );
+
+  async function known(request: FastifyRequest<RunParams>): Promise<AgentRunRecord> {
+    const scope = await routes.scopeOf(request);
+    const run = await records.getRun(scope, request.params.run_id);
+    if (run === undefined || run.thread_id !== request.params.thread_id) throw new AgentNotFoundError("run", request.params.run_id);
+    return run;
+  }
+
+  app.get<RunParams>("/threads/:thread_id/runs/:run_id", async (request) => publicRun(await known(request)));
+
+  app.delete<RunParams>("/threads/:thread_id/runs/:run_id", async (request, reply) => {
+    const run = await known(request);
+    if (run.status === "pending" || run.status === "running") {
+      await runs.cancel(run.scope, run.thread_id, run.run_id, { wait: true, action: "interrupt" });
+    }
+    await records.deleteRun(run.scope, run.run_id);
+    return reply.status(204).send();
+  });
+
+  app.get<RunParams>("/threads/:thread_id/runs/:run_id/join", async (request) => {
+    const run = await known(request);
+    const live = runs.live(run.scope, run.thread_id, run.run_id);
+    if (live !== undefined) await runs.join(live);
+    // Joined: the thread's values as the run left them.
+    const thread = await routes.threads.record(run.scope, run.thread_id);
+    return (await routes.threads.json(thread)).values;
+  });
+
+  app.get<RunParams & { Querystring: { cancel_on_disconnect?: string } }>(
+    "/threads/:thread_id/runs/:run_id/stream",
+    async (request, reply) => {
+      const run = await known(request);
+      const live = runs.live(run.scope, run.thread_id, run.run_id);
+      const lastEventId = request.headers["last-event-id"];
+      // `-1`: from the first event.
+      const after = typeof lastEventId === "string" && /^-?\d+$/u.test(lastEventId) ? Math.max(-1, Number(lastEventId)) : undefined;
+      if (live === undefined) {
+        // Ended long ago (or on another process): nothing more will come.
+        return stream(reply, run, endedEvents(), { after: -1, ids: true, cancel: false });
+      }
+      // Without Last-Event-ID, only what happens from now on (a join); with it, everything after it.
+      const cancel = request.query.cancel_on_disconnect === "true" || request.query.cancel_on_disconnect === "1";
+      return stream(reply, run, live.events, { after: after ?? live.events.last, ids: true, cancel });
+    },
+  );
+
+  app.post<RunParams & { Querystring: { wait?: string; action?: string } }>(
+    "/threads/:thread_id/runs/:run_id/cancel",
+    async (request, reply) => {
+      const run = await known(request);
+      const wait = request.query.wait === "true" || request.query.wait === "1";
+      const action = request.query.action === "rollback" ? "rollback" : "interrupt";
+      await runs.cancel(run.scope, run.thread_id, run.run_id, { wait, action });
+      return reply.status(wait ? 204 : 202).send();
+    },
+  );
+}
+
+/** The events of a run this process no longer holds: none, and the stream ends at once. */
+function endedEvents(): RunEvents {
+  const events = new RunEvents();
+  events.finish();
+  return events;
+}
+
+/** A run as clients see it: without the server's own fields. */
+function publicRun(run: AgentRunRecord): Record<string, unknown> {
+  const { scope: _scope, temporary: _temporary, ...shown } = run;
+  return { ...shown, kwargs: {}, cancel_reason: run.cancel_reason ?? null };
+}

@@ -1,0 +1,98 @@
+import type { BaseStore, Item } from "@langchain/langgraph";
+import type { FastifyInstance } from "fastify";
+import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
+import { withDeadline } from "../../util/deadline.js";
+import type { LangGraphRoutes } from "./langgraph-routes.js";
+import { namespace as namespaceSchema, parseBody, storeDelete, storeNamespaces, storePut, storeSearch } from "./langgraph-schemas.js";
+
+/** The first label of a tenant's namespaces: the store routes of one tenant see only theirs. */
+const TENANT_LABEL = "chat-serve-tenant";
+
+function inScope(scope: string, namespace: readonly string[]): string[] {
+  if (namespace[0] === TENANT_LABEL) throw new AgentInvalidBodyError(`The namespace label '${TENANT_LABEL}' is reserved by the server.`);
+  return scope === "default" ? [...namespace] : [TENANT_LABEL, scope, ...namespace];
+}
+
+function outOfScope(scope: string, namespace: readonly string[]): string[] {
+  return scope === "default" ? [...namespace] : namespace.slice(2);
+}
+
+function itemJson(scope: string, item: Item & { score?: number }): Record<string, unknown> {
+  return {
+    namespace: outOfScope(scope, item.namespace),
+    key: item.key,
+    value: item.value,
+    created_at: item.createdAt,
+    updated_at: item.updatedAt,
+    ...(item.score === undefined ? {} : { score: item.score }),
+  };
+}
+
+/**
+ * The store graphs read through `config.store` / `getStore()`: put, get, delete and search
+ * items, list namespaces. A tenant's requests see only the tenant's own namespaces.
+ */
+export function registerStoreRoutes(app: FastifyInstance, routes: LangGraphRoutes, store: BaseStore): void {
+  const call = <T>(operation: () => Promise<T>) => withDeadline("the store", routes.backendTimeoutMs, operation());
+
+  app.put("/store/items", async (request, reply) => {
+    const body = parseBody(storePut, request.body, "item");
+    const scope = await routes.scopeOf(request);
+    await call(() => store.put(inScope(scope, body.namespace), body.key, body.value));
+    return reply.status(204).send();
+  });
+
+  app.get<{ Querystring: { namespace?: string; key?: string } }>("/store/items", async (request) => {
+    const key = request.query.key;
+    if (key === undefined || key === "") throw new AgentInvalidBodyError("Name the item: the query needs a key.");
+    const labels = parseBody(
+      namespaceSchema,
+      (request.query.namespace ?? "").split(".").filter((label) => label !== ""),
+      "namespace",
+    );
+    const scope = await routes.scopeOf(request);
+    const item = await call(() => store.get(inScope(scope, labels), key));
+    if (item === null) throw new AgentNotFoundError("item", key);
+    return itemJson(scope, item);
+  });
+
+  app.delete("/store/items", async (request, reply) => {
+    const body = parseBody(storeDelete, request.body, "item");
+    const scope = await routes.scopeOf(request);
+    await call(() => store.delete(inScope(scope, body.namespace), body.key));
+    return reply.status(204).send();
+  });
+
+  app.post("/store/items/search", async (request) => {
+    const body = parseBody(storeSearch, request.body, "search");
+    const scope = await routes.scopeOf(request);
+    const items = await call(() =>
+      store.search(inScope(scope, body.namespace_prefix ?? []), {
+        ...(body.filter == null ? {} : { filter: body.filter }),
+        limit: body.limit ?? 10,
+        offset: body.offset ?? 0,
+        ...(body.query == null ? {} : { query: body.query }),
+      }),
+    );
+    return { items: items.map((item) => itemJson(scope, item)) };
+  });
+
+  app.post("/store/namespaces", async (request) => {
+    const body = parseBody(storeNamespaces, request.body, "namespace listing");
+    const scope = await routes.scopeOf(request);
+    const prefix = inScope(scope, body.prefix ?? []);
+    const depth = body.max_depth == null ? undefined : body.max_depth + (scope === "default" ? 0 : 2);
+    const namespaces = await call(() =>
+      store.listNamespaces({
+        ...(prefix.length === 0 ? {} : { prefix }),
+        ...(body.suffix == null ? {} : { suffix: body.suffix }),
+        ...(depth === undefined ? {} : { maxDepth: depth }),
+        limit: body.limit ?? 100,
+        offset: body.offset ?? 0,
+      }),
+    );
+    // The default scope never sees a tenant's namespaces.
+    const visible = scope === "default" ? namespaces.filter((labels) => labels[0] !== TENANT_LABEL) : namespaces;
+    return { namespaces: visible.map((labels) => outOfScope(scope, labels)) };
+  });
+}

@@ -17,6 +17,7 @@ const FLOORS: Record<string, number> = {
   "surfaces/a2a": 6.7,
   "surfaces/chat": 6.7,
   "surfaces/docs": 6.7,
+  "surfaces/langgraph": 6.7,
   "surfaces/mcp": 6.7,
   "surfaces/models": 6.7,
   "surfaces/playground": 6.7,

@@ -46,7 +46,7 @@ export interface ProtocolCheckpoint {
 }
 
 /** A config's checkpoint, or null when it names none; `threadId`: the thread as the client knows it. */
-export function checkpointOf(config: RunnableConfig | undefined, threadId?: string): ProtocolCheckpoint | null {
+function checkpointOf(config: RunnableConfig | undefined, threadId?: string): ProtocolCheckpoint | null {
   const configurable = config?.configurable as Record<string, unknown> | undefined;
   if (configurable?.thread_id === undefined) return null;
   return {

@@ -183,7 +183,8 @@ export class AgentThreads {
     const record = await this.record(scope, threadId);
     const snapshot = await this.#snapshot(record, checkpoint, subgraphs);
     if (snapshot === undefined) return emptyState(threadId);
-    if (checkpoint?.checkpoint_id !== undefined && snapshot.config?.configurable?.checkpoint_id === undefined) {
+    // A checkpoint that does not exist reads as an empty state with no time of its own.
+    if (checkpoint?.checkpoint_id !== undefined && snapshot.createdAt === undefined) {
       throw new AgentNotFoundError("checkpoint", String(checkpoint.checkpoint_id));
     }
     return threadStateOf(snapshot, threadId);

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium, type PageProblems, requireChromium, screenshot, watchPage } from "../helpers/browser.js";
+import { type RunningServer, startCli } from "../helpers/cli.js";
+
+// LangGraph's React hook, unchanged, in a page bundled as a LangGraph app bundles it, against
+// the repository's own config served by the real CLI: the Agent Protocol at the server root.
+const chromium = requireChromium();
+
+/** The page and its script, bundled for the browser. */
+async function bundle(entry: string): Promise<string> {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
+    bundle: true,
+    write: false,
+    format: "esm",
+    jsx: "automatic",
+    minify: true,
+    define: { "process.env.NODE_ENV": '"production"' },
+    logLevel: "silent",
+  });
+  const script = result.outputFiles[0]?.text ?? "";
+  return `<!doctype html><html><head><meta charset="utf-8"><title>useStream</title></head><body><div id="root"></div><script type="module">${script.replaceAll("</script", "<\\/script")}</script></body></html>`;
+}
+
+describe("useStream from @langchain/langgraph-sdk/react in a real browser", { skip: chromium.skip }, () => {
+  let server: RunningServer;
+  let origin: string;
+  let browser: Browser;
+  let html: string;
+
+  before(async () => {
+    [server, html] = await Promise.all([startCli([]), bundle("./use-stream/sdk-page.jsx")]);
+    origin = new URL(server.baseURL).origin;
+    browser = await launchChromium(chromium.executablePath);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** A page on the server's origin (the browser serves it; the API calls go to chat-serve). */
+  async function open(assistant: string): Promise<{ page: Page; problems: PageProblems }> {
+    const page = await browser.newPage();
+    const problems = watchPage(page, origin);
+    await page.route(`${origin}/use-stream.html*`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: html }));
+    await page.goto(`${origin}/use-stream.html?assistant=${assistant}`);
+    await page.locator("#prompt").waitFor();
+    return { page, problems };
+  }
+
+  async function say(page: Page, text: string, answer: RegExp): Promise<void> {
+    await page.fill("#prompt", text);
+    await page.click("#send");
+    await page.locator("#messages li.ai", { hasText: answer }).waitFor({ timeout: 10_000 });
+    await page.locator("#status", { hasText: "idle" }).waitFor();
+  }
+
+  test("a streamed answer, and a second turn that remembers the first", async () => {
+    const { page, problems } = await open("memory");
+    try {
+      await say(page, "apples", /This is the start of our conversation/u);
+      await say(page, "pears", /Before that you said: "apples"/u);
+      assert.deepEqual(await page.locator("#messages li").allTextContents(), [
+        "apples",
+        'You said "apples". This is the start of our conversation.',
+        "pears",
+        'You said "pears". Before that you said: "apples".',
+      ]);
+      assert.deepEqual(problems, { requests: [], errors: [] });
+    } finally {
+      await screenshot(page, "use-stream-memory");
+      await page.close();
+    }
+  });
+
+  test("an interrupt shown on the page and answered from it", async () => {
+    const { page, problems } = await open("approval");
+    try {
+      await page.fill("#prompt", "deploy");
+      await page.click("#send");
+      await page.locator("#question", { hasText: "May I go ahead with: deploy?" }).waitFor({ timeout: 10_000 });
+      await page.click("#approve");
+      await page.locator("#messages li.ai", { hasText: "Approved: going ahead with deploy." }).waitFor({ timeout: 10_000 });
+      assert.equal(await page.locator("#interrupt").count(), 0, "the question is gone once answered");
+      assert.deepEqual(problems, { requests: [], errors: [] });
+    } finally {
+      await screenshot(page, "use-stream-approval");
+      await page.close();
+    }
+  });
+});

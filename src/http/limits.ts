@@ -112,6 +112,8 @@ export class RunLimits {
   readonly #settings: LimitSettings;
   readonly #slots: Slots;
   #limiter: Limiter | undefined;
+  /** The model each admitted request runs, for the counters: a surface's body may name it otherwise (an assistant). */
+  readonly #models = new WeakMap<FastifyRequest, string>();
 
   constructor(settings: LimitSettings) {
     this.#settings = settings;
@@ -143,8 +145,9 @@ export class RunLimits {
     // A second mount (the chat-ui profile) shares the first one's counters.
     if (this.#limiter !== undefined) return;
     const settings = this.#settings;
+    const modelOf = (request: FastifyRequest) => this.#models.get(request) ?? (request.body as { model?: unknown } | undefined)?.model;
     const keyOf = (request: FastifyRequest) => {
-      const model = (request.body as { model?: unknown } | undefined)?.model;
+      const model = modelOf(request);
       return `${RunLimits.#tenantOf(request)}|${this.#limitOf(typeof model === "string" ? model : "").bucket}`;
     };
     // Loaded only when limits are configured.
@@ -154,7 +157,7 @@ export class RunLimits {
       global: false,
       timeWindow: settings.windowMs ?? 60_000,
       max: (request) => {
-        const model = (request.body as { model?: unknown } | undefined)?.model;
+        const model = modelOf(request);
         return this.#limitOf(typeof model === "string" ? model : "").limit.requestsPerMinute ?? Number.MAX_SAFE_INTEGER;
       },
       keyGenerator: keyOf,
@@ -170,6 +173,7 @@ export class RunLimits {
    * function gives back its concurrent-run slot; call it when the run has ended.
    */
   async admit(request: FastifyRequest, reply: FastifyReply, model: string): Promise<Admission> {
+    this.#models.set(request, model);
     const { limit, bucket } = this.#limitOf(model);
     const subject = bucket === "*" ? "requests" : `requests on model '${model}'`;
     if (limit.requestsPerMinute !== undefined) {

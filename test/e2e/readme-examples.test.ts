@@ -32,7 +32,8 @@ after(async () => {
 async function runExample(name: string): Promise<string> {
   // Inside the repository, so its imports resolve to this checkout's packages.
   const file = path.join(REPO_ROOT, `.readme-example-${name}.mts`);
-  writeFileSync(file, example(name).replaceAll("http://127.0.0.1:8000/v1", server.baseURL));
+  const origin = new URL(server.baseURL).origin;
+  writeFileSync(file, example(name).replaceAll("http://127.0.0.1:8000/v1", server.baseURL).replaceAll("http://127.0.0.1:8000", origin));
   try {
     const child = spawn(process.execPath, ["--import", "tsx", file], { cwd: REPO_ROOT });
     let output = "";
@@ -109,6 +110,20 @@ test("README: the A2A SDK's client streams the research agent's statuses, progre
   assert.match(output, /^artifact: answer "I "$/mu, "the answer's first chunk");
   assert.match(output, /^artifact: sources "https:\/\/example\.com/mu, "the sources");
   assert.match(output, /status: TASK_STATE_COMPLETED \n$/u, "completed last");
+});
+
+test("docs/langgraph.md: the LangGraph SDK streams tokens, remembers a second turn, and answers an interrupt", async () => {
+  const output = await runExample("langgraph-sdk");
+  assert.equal(
+    output,
+    [
+      'You said "apples". This is the start of our conversation.',
+      'You said "pears". Before that you said: "apples".',
+      "May I go ahead with: deploy? interrupted",
+      "Approved: going ahead with deploy.",
+      "",
+    ].join("\n"),
+  );
 });
 
 test("docs/mcp.md: the SDK's MCP client lists the tools, gets progress, and answers an elicitation", async () => {

@@ -99,7 +99,13 @@ export class AgentRuns {
    * Creates a run and starts it (or queues it behind the thread's current run). Every error a
    * client can cause is thrown here, before anything is sent.
    */
-  async start(scope: string, threadId: string | undefined, request: AgentRunRequest): Promise<{ run: AgentRunRecord; events: RunEvents }> {
+  async start(
+    scope: string,
+    threadId: string | undefined,
+    request: AgentRunRequest,
+    /** Called once the run has ended (a concurrent-run slot given back). */
+    onEnd?: () => Promise<void>,
+  ): Promise<{ run: AgentRunRecord; events: RunEvents }> {
     const { model, graph } = await this.graphOf(request.assistantId);
     if (request.command !== undefined && request.input != null) {
       throw new AgentConflictError("Send either input or command, not both.", 422);
@@ -155,7 +161,7 @@ export class AgentRuns {
     if (request.multitaskStrategy === "interrupt" || request.multitaskStrategy === "rollback") {
       for (const earlier of before) this.#cancelLive(earlier, request.multitaskStrategy);
     }
-    live.done = this.#execute(live, key, before, { model, graph, request, thread });
+    live.done = this.#execute(live, key, before, { model, graph, request, thread }).finally(() => onEnd?.().catch(() => {}));
     return { run: record, events: live.events };
   }
 

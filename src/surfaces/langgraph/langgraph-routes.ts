@@ -28,6 +28,8 @@ export interface LangGraphRoutes {
   visible(request: FastifyRequest): string[];
   keepAliveMs: number;
   backendTimeoutMs: number;
+  /** Request rates and concurrent runs, when the server limits them. */
+  limits: SurfaceContext["limits"];
   /** When the assistants were made: the server's start. */
   startedAt: string;
 }
@@ -80,6 +82,7 @@ export async function registerLangGraphRoutes(
     visible: (request) => visibleModels(registry, request.chatServeCaller),
     keepAliveMs: context.keepAliveMs,
     backendTimeoutMs: context.backendTimeoutMs,
+    limits: context.limits,
     startedAt: new Date().toISOString(),
   };
   app.addHook("onClose", () => runs.close());

@@ -23,11 +23,19 @@ function clientGone(reply: FastifyReply): { signal: AbortSignal; dispose: () => 
 export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes): void {
   const { runs, records } = routes;
 
-  async function create(request: FastifyRequest, threadId: string | undefined) {
+  async function create(request: FastifyRequest, reply: FastifyReply, threadId: string | undefined) {
     const parsed = parseRunCreate(request.body);
-    routes.modelOf(request, parsed.request.assistantId);
-    const started = await runs.start(await routes.scopeOf(request), threadId, parsed.request);
-    return { ...started, ...parsed };
+    const model = routes.modelOf(request, parsed.request.assistantId);
+    const scope = await routes.scopeOf(request);
+    // Counted against the tenant's and the model's limits; its slot is given back when the run ends.
+    const admission = await routes.limits?.admit(request, reply, model);
+    try {
+      const started = await runs.start(scope, threadId, parsed.request, admission);
+      return { ...started, ...parsed };
+    } catch (error) {
+      await admission?.();
+      throw error;
+    }
   }
 
   /** Streams a run's events from `after` until it ends; a client that leaves cancels the run only when it asked to. */
@@ -76,16 +84,16 @@ export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes)
     ["/runs", false],
   ] as const) {
     app.post<ThreadParams>(path, async (request, reply) => {
-      const { run } = await create(request, threaded ? request.params.thread_id : undefined);
+      const { run } = await create(request, reply, threaded ? request.params.thread_id : undefined);
       reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
       return publicRun(run);
     });
     app.post<ThreadParams>(`${path}/stream`, async (request, reply) => {
-      const { run, events, resumable, cancelOnDisconnect } = await create(request, threaded ? request.params.thread_id : undefined);
+      const { run, events, resumable, cancelOnDisconnect } = await create(request, reply, threaded ? request.params.thread_id : undefined);
       return stream(reply, run, events, { after: -1, ids: resumable, cancel: cancelOnDisconnect });
     });
     app.post<ThreadParams>(`${path}/wait`, async (request, reply) => {
-      const { run, cancelOnDisconnect } = await create(request, threaded ? request.params.thread_id : undefined);
+      const { run, cancelOnDisconnect } = await create(request, reply, threaded ? request.params.thread_id : undefined);
       return waited(reply, run, cancelOnDisconnect);
     });
   }

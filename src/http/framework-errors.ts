@@ -3,21 +3,44 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidHttpRequestError } from "../errors/catalogue.js";
+import type { ServeError } from "../errors/serve-error.js";
 import { errorBody } from "./error-mapper.js";
 import { resolveRequestId } from "./request-id.js";
 
+type Render = (error: ServeError) => unknown;
+
+/** The error shape of each mount, by its prefix, per HTTP server (every instance of one app shares it). */
+const SHAPES = new WeakMap<object, { prefix: string; render: Render }[]>();
+
+/** Answers errors no route saw under `prefix` in `render`'s shape (a mount whose surface has its own). */
+export function registerErrorShape(server: object, prefix: string, render: Render): void {
+  SHAPES.set(server, [...(SHAPES.get(server) ?? []), { prefix, render }]);
+}
+
+/** The shape of the mount a URL falls under: the longest prefix that holds it; the OpenAI envelope by default. */
+function renderOf(request: FastifyRequest): Render {
+  const path = request.url.split("?")[0] ?? "";
+  let best: { prefix: string; render: Render } | undefined;
+  for (const shape of SHAPES.get(request.server.server) ?? []) {
+    const under = shape.prefix === "" || path === shape.prefix || path.startsWith(`${shape.prefix}/`);
+    if (under && (best === undefined || shape.prefix.length > best.prefix.length)) best = shape;
+  }
+  return best?.render ?? errorBody;
+}
+
 /**
  * Fastify's `frameworkErrors`: a URL the router cannot decode (bad percent-encoding) or a
- * path parameter over the router's length limit. Answered in the OpenAI envelope with an
- * `x-request-id`, like every other error. Set on the app chat-serve creates; a host app can
- * pass it to `Fastify({ frameworkErrors })` for the same answers.
+ * path parameter over the router's length limit. Answered in the shape of the mount the URL
+ * falls under (the OpenAI envelope unless that mount has its own), with an `x-request-id`,
+ * like every other error. Set on the app chat-serve creates; a host app can pass it to
+ * `Fastify({ frameworkErrors })` for the same answers.
  */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const serveError =
     error.code === "FST_ERR_MAX_PARAM_LENGTH"
       ? new InvalidHttpRequestError(400, "The request URL has a path segment that is too long.")
       : new InvalidHttpRequestError(400, "The request URL is not valid: check its percent-encoding.");
-  void reply.status(serveError.status).header("x-request-id", resolveRequestId(request)).send(errorBody(serveError));
+  void reply.status(serveError.status).header("x-request-id", resolveRequestId(request)).send(renderOf(request)(serveError));
 }
 
 /**

@@ -16,6 +16,7 @@ import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
 import type { Authenticator, Caller } from "./auth.js";
 import { errorBody } from "./error-mapper.js";
+import { registerErrorShape } from "./framework-errors.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./health.js";
 import type { RunLimits } from "./limits.js";
 import type { ServerMetrics } from "./metrics.js";
@@ -263,6 +264,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
 
   // A mount's surfaces answer errors in one shape: the OpenAI envelope unless a surface has its own.
   const render = options.surfaces.find((surface) => surface.errorBody !== undefined)?.errorBody ?? errorBody;
+  // Also for what the router refuses before any route of this mount sees it (a bad URL).
+  registerErrorShape(app.server, options.prefix, render);
   app.setErrorHandler((error, request, reply) => {
     const serveError = toServeError(error, { bodyLimit: options.bodyLimit, contentType: request.headers["content-type"] });
     metrics?.error(serveError.code);

@@ -145,6 +145,14 @@ describe("bad input and tenants", () => {
       ["PUT", "/store/items", { namespace: [1], key: "k", value: {} }, 422, /namespace\.0/u],
       ["POST", "/threads/search", { limit: "ten" }, 422, /limit/u],
       ["POST", "/threads", "{not json", 400, /JSON/u],
+      ["POST", "/threads", { thread_id: "__proto__" }, 422, /thread_id: must be a UUID/u],
+      [
+        "POST",
+        "/runs/wait",
+        { assistant_id: "echo", input: { messages: [{ role: "", content: "x" }] } },
+        422,
+        /input\.messages\.0 is not a message/u,
+      ],
     ];
     for (const [method, path, body, status, detail] of cases) {
       const response = await send(method, path, body);
@@ -153,6 +161,17 @@ describe("bad input and tenants", () => {
       assert.match(String(answer.detail), detail, `${method} ${path}`);
       assert.deepEqual(Object.keys(answer), ["detail"]);
     }
+    // A thread that has run: an update LangGraph refuses is the client's to fix, and the thread stays readable.
+    await client.runs.wait(thread.thread_id, "echo", { input: user("ran") });
+    for (const update of [
+      { values: 1.5, as_node: "respond" },
+      { values: { messages: [{ type: "nobody", content: "x" }] } },
+      { values: {}, as_node: "missing" },
+    ]) {
+      const refused = await send("POST", `/threads/${thread.thread_id}/state`, update);
+      assert.equal(refused.status, 422, JSON.stringify(update));
+    }
+    assert.equal(lastText((await client.threads.getState(thread.thread_id)).values), "ran");
     const unauthenticated = await fetch(`${server.origin}/threads/search`, { method: "POST" });
     assert.equal(unauthenticated.status, 401);
     assert.deepEqual(Object.keys((await unauthenticated.json()) as object), ["detail"]);

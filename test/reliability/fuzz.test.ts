@@ -8,6 +8,7 @@ import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { a2aFuzzCase } from "../helpers/fuzz-a2a.js";
 import { fuzzCase, generator, responsesFuzzCase, storedObjectsFuzzCase } from "../helpers/fuzz-bodies.js";
+import { langgraphFuzzCase } from "../helpers/fuzz-langgraph.js";
 import { mcpFuzzCase } from "../helpers/fuzz-mcp.js";
 import { assertMatchesOpenAI, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { parseSse } from "../helpers/server.js";
@@ -28,7 +29,7 @@ before(async () => {
     },
     { runCoordinator: new InMemoryRunCoordinator() },
   );
-  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({ mcp: true, a2a: true });
+  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({ mcp: true, a2a: true, langgraph: true });
   await app.ready();
 });
 after(() => app.close());
@@ -233,4 +234,43 @@ test(`${RESPONSES_COUNT} fuzzed bodies to the A2A endpoints: no 5xx, every answe
   assert.ok(answered >= 5, `${answered} answers; errors: ${JSON.stringify([...errors])}`);
   for (const code of [-32700, -32601, -32602, -32001])
     assert.ok(errors.has(code), `error ${code} met; errors: ${JSON.stringify([...errors])}`);
+});
+
+test(`${RESPONSES_COUNT} fuzzed Agent Protocol requests: no 5xx, every error {"detail"} (seed ${SEED})`, { timeout: 600_000 }, async () => {
+  const random = generator(SEED + 4);
+  const statuses = new Map<number, number>();
+  // Real threads too, so that mutated runs reach past "no such thread".
+  const threads: string[] = [];
+  for (let index = 0; index < 3; index += 1) {
+    threads.push(
+      (JSON.parse((await app.inject({ method: "POST", url: "/threads", payload: {} })).body) as { thread_id: string }).thread_id,
+    );
+  }
+  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
+    const { method, url, payload, contentType } = langgraphFuzzCase(random, threads);
+    const response = await app.inject({
+      method,
+      url,
+      ...(payload === undefined ? {} : { payload }),
+      headers: contentType === undefined ? {} : { "content-type": contentType },
+    });
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${method} ${url} ${String(payload).slice(0, 300)}`;
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
+    assert.ok(response.headers["x-request-id"], `no x-request-id\n${where}`);
+    if (response.statusCode >= 400) {
+      const body = JSON.parse(response.body) as Record<string, unknown>;
+      assert.deepEqual(Object.keys(body), ["detail"], `${response.body.slice(0, 300)}\n${where}`);
+      assert.equal(typeof body.detail, "string", where);
+    } else if (String(response.headers["content-type"]).startsWith("text/event-stream")) {
+      // A run the graph refuses (a recursion limit of 1, a goto to no node) ends in an error event, as on LangGraph's servers: named and said.
+      for (const [, data] of response.body.matchAll(/^event: error\ndata: (.*)$/gmu)) {
+        const error = JSON.parse(data ?? "{}") as Record<string, unknown>;
+        assert.deepEqual(Object.keys(error), ["error", "message"], where);
+        assert.ok(typeof error.message === "string" && error.message !== "", where);
+      }
+    }
+  }
+  assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(422) ?? 0) + (statuses.get(404) ?? 0) > RESPONSES_COUNT / 5, `statuses: ${JSON.stringify([...statuses])}`);
 });

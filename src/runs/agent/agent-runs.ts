@@ -1,8 +1,8 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { v7 as uuid7 } from "@langchain/core/utils/uuid";
+import { v7 as uuid7, validate as validateUuid } from "@langchain/core/utils/uuid";
 import { Command } from "@langchain/langgraph";
 import type { RunLease } from "../../coordination/run-coordinator.js";
-import { AgentConflictError, AgentNotFoundError } from "../../errors/catalogue.js";
+import { AgentConflictError, AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord, MultitaskStrategy } from "../../store/agent-records.js";
 import { anySignal } from "../../util/any-signal.js";
@@ -11,6 +11,7 @@ import type { RunTracker } from "../run-tracker.js";
 import { type AgentGraph, interruptsOf } from "./agent-graph.js";
 import { type AgentStreamMode, agentStreamEvents } from "./agent-stream.js";
 import { modelOfAssistant } from "./assistants.js";
+import { assertReadableMessages } from "./input-messages.js";
 import { RunEvents } from "./run-events.js";
 
 /** A run as a client asks for it (the body of `POST /threads/{id}/runs`, parsed). */
@@ -110,11 +111,15 @@ export class AgentRuns {
     if (request.command !== undefined && request.input != null) {
       throw new AgentConflictError("Send either input or command, not both.", 422);
     }
+    assertReadableMessages(request.input, "input");
+    assertReadableMessages(request.command?.update, "command.update");
     const temporary = threadId === undefined;
     const id = threadId ?? uuid7();
     let thread = temporary ? undefined : await this.#backend("the thread records", () => this.#options.records.getThread(scope, id));
     if (thread === undefined) {
       if (!temporary && request.ifNotExists !== "create") throw new AgentNotFoundError("thread", id);
+      if (!validateUuid(id))
+        throw new AgentInvalidBodyError(`Thread ${id.slice(0, 80)} cannot be created: a thread id must be a UUID, as LangGraph's are.`);
       const at = now();
       thread = {
         thread_id: id,

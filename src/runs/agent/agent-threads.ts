@@ -1,11 +1,13 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { v7 as uuid7 } from "@langchain/core/utils/uuid";
-import { AgentConflictError, AgentNotFoundError } from "../../errors/catalogue.js";
+import { BaseLangGraphError } from "@langchain/langgraph";
+import { AgentConflictError, AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { AgentRecords, AgentThreadRecord } from "../../store/agent-records.js";
 import { withDeadline } from "../../util/deadline.js";
 import { type AgentGraph, interruptsOf, type StateSnapshot, threadStateOf } from "./agent-graph.js";
 import { type AgentRuns, checkpointThreadId, deleteCheckpoints } from "./agent-runs.js";
+import { assertReadableMessages } from "./input-messages.js";
 
 /** What a search asks of threads (the body of `POST /threads/search`, parsed). */
 export interface ThreadFilter {
@@ -203,8 +205,16 @@ export class AgentThreads {
     const graph = await this.graphOf(record);
     if (graph === undefined)
       throw new AgentConflictError(`Thread ${threadId} has no graph yet: run it once, or create it with a graph_id.`);
+    assertReadableMessages(values, "values");
     const config = { configurable: { ...checkpoint, thread_id: checkpointThreadId(scope, threadId) } };
-    const written = await this.#backend("the checkpointer", () => graph.updateState(config, values, asNode));
+    let written: RunnableConfig;
+    try {
+      written = await this.#backend("the checkpointer", () => graph.updateState(config, values, asNode));
+    } catch (error) {
+      // What LangGraph refuses of an update (a node that does not exist, values that are not an object) is the client's to fix.
+      if (error instanceof BaseLangGraphError) throw new AgentInvalidBodyError(error.message.split("\n")[0] ?? "The update is not valid.");
+      throw error;
+    }
     const snapshot = await this.#backend("the checkpointer", () =>
       graph.getState({ configurable: { thread_id: checkpointThreadId(scope, threadId) } }),
     );

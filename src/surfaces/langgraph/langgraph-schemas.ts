@@ -79,7 +79,7 @@ export function parseRunCreate(body: unknown): { request: AgentRunRequest; resum
 }
 
 export const threadCreate = z.object({
-  thread_id: z.string().min(1).max(200).nullish(),
+  thread_id: z.uuid("must be a UUID, as LangGraph's thread ids are").nullish(),
   metadata: metadata.nullish(),
   if_exists: z.enum(["raise", "do_nothing"]).nullish(),
   graph_id: z.string().nullish(),

@@ -33,7 +33,15 @@ function itemJson(scope: string, item: Item & { score?: number }): Record<string
  * items, list namespaces. A tenant's requests see only the tenant's own namespaces.
  */
 export function registerStoreRoutes(app: FastifyInstance, routes: LangGraphRoutes, store: BaseStore): void {
-  const call = <T>(operation: () => Promise<T>) => withDeadline("the store", routes.backendTimeoutMs, operation());
+  const call = async <T>(operation: () => Promise<T>): Promise<T> => {
+    try {
+      return await withDeadline("the store", routes.backendTimeoutMs, operation());
+    } catch (error) {
+      // LangGraph's own rules for namespaces (no colons, no `langgraph` root label): the client's to fix.
+      if (error instanceof Error && error.name === "InvalidNamespaceError") throw new AgentInvalidBodyError(error.message);
+      throw error;
+    }
+  };
 
   app.put("/store/items", async (request, reply) => {
     const body = parseBody(storePut, request.body, "item");

@@ -1,0 +1,26 @@
+import { type BaseMessageLike, coerceMessageLikeToMessage, isBaseMessage } from "@langchain/core/messages";
+import { AgentInvalidBodyError } from "../../errors/catalogue.js";
+
+/**
+ * Refuses `messages` a graph could not read, before they reach its state: a message of an
+ * unknown role or type would be written to the thread as it is, and every later read of the
+ * thread would fail on it. Checks what LangGraph's messages reducer accepts (LangChain's
+ * coercion), for a `messages` key of an object.
+ */
+export function assertReadableMessages(values: unknown, where: string): void {
+  if (typeof values !== "object" || values === null || Array.isArray(values)) return;
+  const messages = (values as { messages?: unknown }).messages;
+  if (messages === undefined) return;
+  const list = Array.isArray(messages) ? messages : [messages];
+  list.forEach((message, index) => {
+    if (isBaseMessage(message)) return;
+    try {
+      coerceMessageLikeToMessage(message as BaseMessageLike);
+    } catch (error) {
+      const reason = error instanceof Error ? (error.message.split("\n")[0] ?? "") : "";
+      throw new AgentInvalidBodyError(
+        `${where}.messages${Array.isArray(messages) ? `.${index}` : ""} is not a message LangChain can read: ${reason}`,
+      );
+    }
+  });
+}

@@ -1,4 +1,4 @@
-import { MemorySaver } from "@langchain/langgraph";
+import { type BaseStore, MemorySaver } from "@langchain/langgraph";
 import type { Redis } from "ioredis";
 import { type ParsedConfig, storeConfigOf } from "../config/define-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
@@ -18,6 +18,8 @@ export interface Backends {
   pendingRuns: PendingRunIndex;
   /** Stored responses, conversations and chat sessions. */
   store: ConversationStore;
+  /** LangGraph's store for the graphs of the Agent Protocol: `PostgresStore` beside a Postgres checkpointer; absent: in memory. */
+  graphStore?: BaseStore;
   /** True when state outlives the process and is shared (Postgres checkpointer). */
   durable: boolean;
   /** True when leases are shared between processes (Redis or Postgres coordinator). */
@@ -55,6 +57,7 @@ export async function backendsFromConfig(
   let setup = async () => {};
   let checkpointerCheck: (() => Promise<void>) | undefined;
   let checkpointerPool: { url: string; pool: import("pg").Pool } | undefined;
+  let graphStore: BaseStore | undefined;
   // Each backend's modules (pg, ioredis, the Postgres checkpointer) load only when the config names it.
   if (config.checkpointer.kind === "postgres") {
     const [{ createPostgresPool }, { DeadlinePostgresSaver }, { PostgresPendingRunIndex }] = await Promise.all([
@@ -69,6 +72,14 @@ export async function backendsFromConfig(
     const index = new PostgresPendingRunIndex(pool, schema);
     checkpointer = saver;
     pendingRuns = index;
+    // LangGraph's store beside the checkpoints, on a small pool of its own with the same deadlines.
+    const { PostgresStore } = await import("@langchain/langgraph-checkpoint-postgres/store");
+    const postgresStore = new PostgresStore({
+      connectionOptions: { connectionString: url, max: 4, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs },
+      schema,
+    });
+    graphStore = postgresStore;
+    closers.push(() => postgresStore.stop());
     checkpointerCheck = async () => {
       await pool.query("SELECT 1");
     };
@@ -82,6 +93,7 @@ export async function backendsFromConfig(
           await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '""')}"`);
           await new DeadlinePostgresSaver(setupPool, { schema, timeoutMs: SETUP_TIMEOUT_MS }).setup();
           await new PostgresPendingRunIndex(setupPool, schema).setup();
+          await postgresStore.setup();
         } finally {
           await client.query("SELECT pg_advisory_unlock($1::bigint)", [SETUP_LOCK_ID]).catch(() => {});
           client.release();
@@ -178,6 +190,7 @@ export async function backendsFromConfig(
     runCoordinator,
     pendingRuns,
     store,
+    ...(graphStore === undefined ? {} : { graphStore }),
     durable: config.checkpointer.kind !== "memory",
     distributed: coordinator.kind !== "memory",
     checkpointerCheck,

@@ -206,6 +206,7 @@ export async function registryFromConfig(loaded: LoadedConfig, backends?: Backen
             runCoordinator: backends.runCoordinator,
             pendingRuns: backends.pendingRuns,
             store: backends.store,
+            ...(backends.graphStore === undefined ? {} : { graphStore: backends.graphStore }),
           },
     );
     await registry.validateAll();

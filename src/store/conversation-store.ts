@@ -1,4 +1,5 @@
 import type { A2aTaskStore } from "./a2a-tasks.js";
+import type { AgentRecords } from "./agent-records.js";
 
 /**
  * One item as the Responses and Conversations APIs show it (a message, a function call, its
@@ -129,6 +130,8 @@ export interface ConversationStore {
   readonly durable: boolean;
   /** The A2A tasks, whose turns are responses of this store. */
   readonly tasks: A2aTaskStore;
+  /** The LangGraph Agent Protocol's threads and runs, kept where the rest of the store is. */
+  readonly agentRecords: AgentRecords;
 
   /**
    * Stores a response, or replaces the one stored under its id (a background response is

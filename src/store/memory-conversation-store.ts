@@ -1,5 +1,6 @@
 import { copyData } from "../util/copy-data.js";
 import { MemoryA2aTasks } from "./a2a-tasks.js";
+import { MemoryAgentRecords } from "./agent-records.js";
 import {
   type ConversationRecord,
   type ConversationStore,
@@ -59,6 +60,7 @@ export class MemoryConversationStore implements ConversationStore {
   readonly #sessions = new Map<string, Session>();
   readonly #idempotency = new Map<string, IdempotencyRecord & { createdAt: Date }>();
   readonly tasks: MemoryA2aTasks;
+  readonly agentRecords = new MemoryAgentRecords();
   /** Threads left unreferenced by an eviction, for the next purge to report (when no `onEvict` takes them). */
   #evicted: ReleasedThread[] = [];
   /** Deletes the threads an eviction leaves unreferenced, at once; set by the registry that owns the checkpointers. */

@@ -15,6 +15,7 @@ import {
   UnknownCursorError,
 } from "./conversation-store.js";
 import { PostgresA2aTasks } from "./postgres-a2a-tasks.js";
+import { PostgresAgentRecords } from "./postgres-agent-records.js";
 import { PostgresIdempotencyKeys } from "./postgres-idempotency.js";
 import {
   type ConversationRow,
@@ -43,6 +44,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly #idempotency: string;
   readonly #keys: PostgresIdempotencyKeys;
   readonly tasks: PostgresA2aTasks;
+  readonly agentRecords: PostgresAgentRecords;
 
   constructor(pool: pg.Pool, schema = "public") {
     this.#pool = pool;
@@ -55,6 +57,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#idempotency = tables.idempotency;
     this.#keys = new PostgresIdempotencyKeys(pool, tables.idempotency);
     this.tasks = new PostgresA2aTasks(pool, tables.tasks);
+    this.agentRecords = new PostgresAgentRecords(pool, { threads: tables.agentThreads, runs: tables.agentRuns });
   }
 
   async setup(): Promise<void> {

@@ -67,6 +67,8 @@ export interface StoreTables {
   turns: string;
   idempotency: string;
   tasks: string;
+  agentThreads: string;
+  agentRuns: string;
 }
 
 export function storeTables(schema: string): StoreTables {
@@ -79,6 +81,8 @@ export function storeTables(schema: string): StoreTables {
     turns: `${quoted}.chat_serve_session_turns`,
     idempotency: `${quoted}.chat_serve_idempotency`,
     tasks: `${quoted}.chat_serve_a2a_tasks`,
+    agentThreads: `${quoted}.chat_serve_agent_threads`,
+    agentRuns: `${quoted}.chat_serve_agent_runs`,
   };
 }
 
@@ -165,5 +169,22 @@ export function tableStatements(tables: StoreTables): string[] {
     )`,
     `CREATE INDEX IF NOT EXISTS chat_serve_a2a_tasks_context ON ${tables.tasks} (scope, context_id, updated_at)`,
     `CREATE INDEX IF NOT EXISTS chat_serve_a2a_tasks_updated ON ${tables.tasks} (updated_at)`,
+    // The LangGraph Agent Protocol's threads and runs.
+    `CREATE TABLE IF NOT EXISTS ${tables.agentThreads} (
+      scope text NOT NULL,
+      thread_id text NOT NULL,
+      record jsonb NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (scope, thread_id)
+    )`,
+    `CREATE TABLE IF NOT EXISTS ${tables.agentRuns} (
+      scope text NOT NULL,
+      run_id text NOT NULL,
+      thread_id text NOT NULL,
+      record jsonb NOT NULL,
+      created_at timestamptz NOT NULL,
+      PRIMARY KEY (scope, run_id)
+    )`,
+    `CREATE INDEX IF NOT EXISTS chat_serve_agent_runs_thread ON ${tables.agentRuns} (scope, thread_id, created_at)`,
   ];
 }

@@ -62,6 +62,9 @@ interface LiveRun {
 
 const now = () => new Date().toISOString();
 
+/** How often a join of a run on another process looks at its record. */
+const ELSEWHERE_POLL_MS = 250;
+
 /**
  * The checkpoint thread of a protocol thread: its id for the default scope; for a tenant's,
  * the id behind the tenant's name (and its length, so no two pairs meet): tenants never share one.
@@ -140,6 +143,17 @@ export class AgentRuns {
     if (request.command?.resume !== undefined && queue.length === 0 && thread.status !== "interrupted") {
       throw new AgentConflictError(`Thread ${id} is not waiting on an interrupt: there is nothing to resume.`);
     }
+    // The thread's lease, at once when nothing runs on it here: another process may be running it.
+    let lease: RunLease | undefined;
+    if (queue.length === 0 && !temporary) {
+      const coordinator = this.#options.registry.coordinatorOf(model);
+      lease = (await this.#backend("the run coordinator", () => coordinator.tryAcquire(`agent-thread:${key}`))) ?? undefined;
+      if (lease === undefined) {
+        throw new AgentConflictError(
+          "This thread is running a run on another server process. Wait for it to finish (join it), then send this run again.",
+        );
+      }
+    }
     const at = now();
     const record: AgentRunRecord = {
       run_id: uuid7(),
@@ -153,10 +167,15 @@ export class AgentRuns {
       multitask_strategy: request.multitaskStrategy,
       temporary: temporary && request.onCompletion === "delete",
     };
-    await this.#backend("the thread records", async () => {
-      await this.#options.records.putThread({ ...thread, status: "busy", updated_at: at, graph_id: model });
-      await this.#options.records.putRun(record);
-    });
+    try {
+      await this.#backend("the thread records", async () => {
+        await this.#options.records.putThread({ ...thread, status: "busy", updated_at: at, graph_id: model });
+        await this.#options.records.putRun(record);
+      });
+    } catch (error) {
+      await lease?.release().catch(() => {});
+      throw error;
+    }
     const controller = this.#options.tracker.start();
     const live: LiveRun = { record, events: new RunEvents(), controller, done: Promise.resolve() };
     const before = [...queue];
@@ -166,7 +185,7 @@ export class AgentRuns {
     if (request.multitaskStrategy === "interrupt" || request.multitaskStrategy === "rollback") {
       for (const earlier of before) this.#cancelLive(earlier, request.multitaskStrategy);
     }
-    live.done = this.#execute(live, key, before, { model, graph, request, thread }).finally(() => onEnd?.().catch(() => {}));
+    live.done = this.#execute(live, key, before, { model, graph, request, thread }, lease).finally(() => onEnd?.().catch(() => {}));
     return { run: record, events: live.events };
   }
 
@@ -175,11 +194,13 @@ export class AgentRuns {
     key: string,
     before: LiveRun[],
     run: { model: string; graph: AgentGraph; request: AgentRunRequest; thread: AgentThreadRecord },
+    /** The thread's lease, when `start` took it. */
+    taken: RunLease | undefined,
   ): Promise<void> {
     const { record, events, controller } = live;
     const { request, graph } = run;
     const checkpointThread = checkpointThreadId(record.scope, record.thread_id);
-    let lease: RunLease | null | undefined;
+    let lease: RunLease | null | undefined = taken;
     let signal: ReturnType<typeof anySignal> | undefined;
     let status: AgentRunRecord["status"] = "success";
     let threadStatus: AgentThreadRecord["status"] = "idle";
@@ -188,8 +209,10 @@ export class AgentRuns {
       // Runs of one thread take turns: an enqueued run starts when those before it have ended.
       for (const earlier of before) await earlier.done;
       if (controller.signal.aborted) throw controller.signal.reason;
-      const coordinator = this.#options.registry.coordinatorOf(run.model);
-      lease = await this.#backend("the run coordinator", () => coordinator.tryAcquire(`agent-thread:${key}`));
+      if (lease === undefined) {
+        const coordinator = this.#options.registry.coordinatorOf(run.model);
+        lease = await this.#backend("the run coordinator", () => coordinator.tryAcquire(`agent-thread:${key}`));
+      }
       if (lease === null) throw new AgentConflictError("This thread is running a run on another server process.");
       await this.#setRun(live, "running");
       events.push("metadata", { run_id: record.run_id, attempt: 1 });
@@ -321,6 +344,11 @@ export class AgentRuns {
     if (live === undefined) {
       const record = await this.#backend("the thread records", () => this.#options.records.getRun(scope, runId));
       if (record === undefined || record.thread_id !== threadId) throw new AgentNotFoundError("run", runId);
+      if (record.status === "pending" || record.status === "running") {
+        throw new AgentConflictError(
+          "This run runs on another server process, which alone can cancel it; cancel it there, or wait for it to end.",
+        );
+      }
       return;
     }
     if (!live.events.finished) this.#cancelLive(live, options.action);
@@ -331,6 +359,26 @@ export class AgentRuns {
   async join(live: LiveRun): Promise<unknown> {
     await live.done;
     return live.result;
+  }
+
+  /**
+   * Waits for a run another process runs (its record says when it has ended), polling the
+   * records until it has ended or `signal` fires.
+   */
+  async awaitElsewhere(scope: string, runId: string, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const record = await this.#backend("the thread records", () => this.#options.records.getRun(scope, runId));
+      if (record === undefined || (record.status !== "pending" && record.status !== "running") || signal.aborted) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ELSEWHERE_POLL_MS);
+        function done() {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", done);
+          resolve();
+        }
+        signal.addEventListener("abort", done, { once: true });
+      });
+    }
   }
 
   /** Ends every run (shutdown): they are cancelled and their records settled. */

@@ -49,7 +49,8 @@ export async function registerLangGraphRoutes(
   options: LangGraphSurfaceOptions,
 ): Promise<void> {
   const { registry } = context;
-  const records = options.records ?? new MemoryAgentRecords();
+  // Where the rest of the store is: in memory, or in Postgres beside stored responses.
+  const records = options.records ?? registry.store.agentRecords;
   const runs = new AgentRuns({
     registry,
     records,

@@ -132,10 +132,19 @@ export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes)
     return reply.status(204).send();
   });
 
-  app.get<RunParams>("/threads/:thread_id/runs/:run_id/join", async (request) => {
+  app.get<RunParams>("/threads/:thread_id/runs/:run_id/join", async (request, reply) => {
     const run = await known(request);
     const live = runs.live(run.scope, run.thread_id, run.run_id);
     if (live !== undefined) await runs.join(live);
+    else {
+      // Run by another process: its record says when it has ended.
+      const gone = clientGone(reply);
+      try {
+        await runs.awaitElsewhere(run.scope, run.run_id, gone.signal);
+      } finally {
+        gone.dispose();
+      }
+    }
     // Joined: the thread's values as the run left them.
     const thread = await routes.threads.record(run.scope, run.thread_id);
     return (await routes.threads.json(thread)).values;

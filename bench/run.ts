@@ -9,10 +9,12 @@
 // Sections: throughput (vs the floor, 10 and 32 connections, time to first content),
 // production (API keys, rate limits and metrics vs none), streams (1,000 open streams),
 // startup, leases, workers, background (the shared queue vs foreground), langgraph (the
-// LangGraph.js API server), models (streaming model calls from a loopback provider at 100,
+// LangGraph.js API server), agent (the Agent Protocol against that server, through the SDK),
+// models (streaming model calls from a loopback provider at 100,
 // 1,000 and 5,000 concurrent streams).
 
 import { cpus, totalmem } from "node:os";
+import { agentProtocol } from "./agent-protocol.js";
 import { background } from "./background.js";
 import { langgraphApi } from "./langgraph-api.js";
 import { leases } from "./leases.js";
@@ -36,6 +38,7 @@ const SECTIONS: Record<string, Section> = {
   workers,
   background,
   langgraph: langgraphApi,
+  agent: agentProtocol,
   models: modelStreams,
 };
 

@@ -41,8 +41,10 @@ export interface AgentRunsOptions {
   backendTimeoutMs: number;
   log?: { warn(object: Record<string, unknown>, message: string): void; error(object: Record<string, unknown>, message: string): void };
   tracing?: { handler(): Promise<BaseCallbackHandler> };
-  /** How long a finished run's events stay for a join (default 10 minutes). */
+  /** How long a finished run's events stay for a join (default 10 minutes)… */
   retainEventsMs?: number;
+  /** …and how many finished runs keep theirs at most (default 1,000, the oldest going first). */
+  retainEventsOf?: number;
 }
 
 /** A run this process executes, from its creation to a while after its end. */
@@ -56,8 +58,6 @@ interface LiveRun {
   result?: unknown;
   /** Why it was cancelled, when it was. */
   cancelled?: "interrupt" | "rollback";
-  /** Forgets the run a while after its end (its events stay for joins until then). */
-  expiry?: NodeJS.Timeout;
 }
 
 const now = () => new Date().toISOString();
@@ -81,6 +81,8 @@ export function checkpointThreadId(scope: string, threadId: string): string {
 export class AgentRuns {
   readonly #options: AgentRunsOptions;
   readonly #live = new Map<string, LiveRun>();
+  /** Runs that have ended and still keep their events for joins, oldest first, with when they ended. */
+  readonly #ended = new Map<string, number>();
   /** The runs of each thread that have not ended, in order: the first runs, the rest wait (`enqueue`). */
   readonly #queues = new Map<string, LiveRun[]>();
 
@@ -276,8 +278,8 @@ export class AgentRuns {
       if (queue.length === 0) this.#queues.delete(key);
       else this.#queues.set(key, queue);
       await this.#settle(live, run, { status, threadStatus, failure, busy: queue.length > 0 });
-      live.expiry = setTimeout(() => this.#live.delete(record.run_id), this.#options.retainEventsMs ?? 600_000);
-      live.expiry.unref();
+      this.#ended.set(record.run_id, Date.now());
+      this.#forgetEnded();
     }
   }
 
@@ -314,6 +316,17 @@ export class AgentRuns {
         { err: error, runId: record.run_id, model: registry.getGraphNames().includes(run.model) ? run.model : undefined },
         "could not record the end of an Agent Protocol run",
       );
+    }
+  }
+
+  /** Forgets the events of ended runs past their time or beyond the count kept. No timer: it runs as runs end. */
+  #forgetEnded(): void {
+    const oldest = Date.now() - (this.#options.retainEventsMs ?? 600_000);
+    const most = this.#options.retainEventsOf ?? 1_000;
+    for (const [runId, endedAt] of this.#ended) {
+      if (this.#ended.size <= most && endedAt >= oldest) return;
+      this.#ended.delete(runId);
+      this.#live.delete(runId);
     }
   }
 
@@ -386,8 +399,8 @@ export class AgentRuns {
     const runs = [...this.#live.values()];
     for (const live of runs) if (!live.events.finished) this.#cancelLive(live, "interrupt");
     await Promise.all(runs.map((live) => live.done));
-    for (const live of runs) clearTimeout(live.expiry);
     this.#live.clear();
+    this.#ended.clear();
   }
 }
 

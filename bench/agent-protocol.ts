@@ -1,0 +1,144 @@
+// The LangGraph Agent Protocol on chat-serve against the same graph on the LangGraph.js API
+// server (`langgraphjs dev`, in memory), driven by what `@langchain/langgraph-sdk` sends:
+// `runs.stream` with `messages-tuple` and `runs.wait` (stateless, under autocannon, alternating
+// rounds), and a background `runs.create` followed by `runs.join` on a thread (clients in a
+// loop). At 10 and 64 clients on chat-serve's embedded default, and at 10 on Postgres + Redis.
+
+import { performance } from "node:perf_hooks";
+import { Client } from "@langchain/langgraph-sdk";
+import { startLangGraph } from "./langgraph-api.js";
+import { compare, median, percentile, settings } from "./lib/load.js";
+import { type Server, startChatServe } from "./lib/processes.js";
+import { fixed, type Row, row } from "./lib/results.js";
+import { PROMPT } from "./lib/shared.js";
+
+const input = { messages: [{ role: "user", content: PROMPT }] };
+const AREA = "Agent Protocol vs LangGraph API server";
+
+/** Background runs, each created on a thread of its own and joined, by `clients` clients in a loop: runs a second, latency p50 / p99. */
+async function createAndJoin(server: Server, clients: number, seconds: number) {
+  const client = new Client({ apiUrl: server.url });
+  const threads = await Promise.all(Array.from({ length: clients }, () => client.threads.create()));
+  const latencies: number[] = [];
+  const cpuBefore = server.cpuMs();
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(
+    threads.map(async (thread) => {
+      while (performance.now() < until) {
+        const started = performance.now();
+        const run = await client.runs.create(thread.thread_id, "echo", { input });
+        await client.runs.join(thread.thread_id, run.run_id);
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return {
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuMs: (server.cpuMs() - cpuBefore) / Math.max(1, latencies.length),
+  };
+}
+
+async function streamAndWait(label: string, official: Server, served: Server, clients: number): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const [name, path, body] of [
+    ["runs.stream (messages-tuple)", "/runs/stream", { assistant_id: "echo", input, stream_mode: ["messages-tuple"] }],
+    ["runs.wait", "/runs/wait", { assistant_id: "echo", input }],
+  ] as const) {
+    const result = await compare(
+      { server: official, load: { url: `${official.url}${path}`, body } },
+      { server: served, load: { url: `${served.url}${path}`, body } },
+      clients,
+    );
+    rows.push(
+      row(
+        AREA,
+        `${label}, ${name}, ${clients} clients: throughput`,
+        `${Math.round(result.served.requests)} runs/s`,
+        `${Math.round(result.baseline.requests)} runs/s`,
+        result.throughput.ratio,
+        undefined,
+        [result.throughput.low, result.throughput.high],
+      ),
+      row(
+        AREA,
+        `${label}, ${name}, ${clients} clients: latency p50 / p99`,
+        `${result.served.p50} / ${result.served.p99} ms`,
+        `${result.baseline.p50} / ${result.baseline.p99} ms`,
+        result.p99,
+      ),
+      row(
+        AREA,
+        `${label}, ${name}, ${clients} clients: server CPU per run`,
+        `${fixed(result.served.cpuMs * 1000, 0)} µs`,
+        `${fixed(result.baseline.cpuMs * 1000, 0)} µs`,
+        result.cpu,
+      ),
+    );
+  }
+  return rows;
+}
+
+async function background(label: string, official: Server, served: Server, clients: number): Promise<Row[]> {
+  const seconds = settings.seconds * 2;
+  const runs = { official: [] as Awaited<ReturnType<typeof createAndJoin>>[], served: [] as Awaited<ReturnType<typeof createAndJoin>>[] };
+  for (let round = 0; round < Math.max(3, Math.ceil(settings.rounds / 2)); round += 1) {
+    const order = round % 2 === 0 ? (["official", "served"] as const) : (["served", "official"] as const);
+    for (const side of order) runs[side].push(await createAndJoin(side === "official" ? official : served, clients, seconds));
+  }
+  const mid = (side: "official" | "served", key: "perSecond" | "p50" | "p99" | "cpuMs") => median(runs[side].map((run) => run[key]));
+  return [
+    row(
+      AREA,
+      `${label}, runs.create + join, ${clients} clients: runs a second`,
+      `${fixed(mid("served", "perSecond"), 1)}`,
+      `${fixed(mid("official", "perSecond"), 1)}`,
+      mid("served", "perSecond") / mid("official", "perSecond"),
+    ),
+    row(
+      AREA,
+      `${label}, runs.create + join, ${clients} clients: latency p50 / p99`,
+      `${fixed(mid("served", "p50"), 0)} / ${fixed(mid("served", "p99"), 0)} ms`,
+      `${fixed(mid("official", "p50"), 0)} / ${fixed(mid("official", "p99"), 0)} ms`,
+      mid("served", "p99") / mid("official", "p99"),
+    ),
+    row(
+      AREA,
+      `${label}, runs.create + join, ${clients} clients: server CPU per run`,
+      `${fixed(mid("served", "cpuMs") * 1000, 0)} µs`,
+      `${fixed(mid("official", "cpuMs") * 1000, 0)} µs`,
+      mid("served", "cpuMs") / mid("official", "cpuMs"),
+    ),
+  ];
+}
+
+/** chat-serve as the protocol's clients address it: at its origin (the CLI prints the API's URL, with its prefix). */
+async function served(config: string): Promise<Server> {
+  const server = await startChatServe(["--config", config]);
+  return { ...server, url: new URL(server.url).origin };
+}
+
+export async function agentProtocol(): Promise<Row[]> {
+  const official = await startLangGraph("demo/graphs/echo.ts:graph");
+  const rows: Row[] = [];
+  try {
+    const embedded = await served("bench/agent.config.ts");
+    try {
+      for (const clients of [10, 64]) rows.push(...(await streamAndWait("embedded", official, embedded, clients)));
+      rows.push(...(await background("embedded", official, embedded, 10)));
+    } finally {
+      await embedded.stop();
+    }
+    const shared = await served("bench/agent-postgres.config.ts");
+    try {
+      rows.push(...(await streamAndWait("Postgres + Redis", official, shared, 10)));
+      rows.push(...(await background("Postgres + Redis", official, shared, 10)));
+    } finally {
+      await shared.stop();
+    }
+  } finally {
+    await official.stop();
+  }
+  return rows;
+}

@@ -12,5 +12,6 @@ export default defineConfig({
   coordinator: { kind: "redis", url: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379", keyPrefix: "chat-serve-bench-agent:" },
   graphs: {
     echo: { graph: "../demo/graphs/echo.ts:graph", description: "Echo", streamableNodeNames: ["respond"] },
+    slow: { graph: "./graphs/slow-echo.ts:graph", description: "Echo, a word at a time", streamableNodeNames: ["respond"] },
   },
 });

@@ -8,12 +8,13 @@ import { performance } from "node:perf_hooks";
 import { Client } from "@langchain/langgraph-sdk";
 import { startLangGraph } from "./langgraph-api.js";
 import { compare, median, percentile, settings } from "./lib/load.js";
-import { type Server, startChatServe } from "./lib/processes.js";
+import { processTreeRss, type Server, startChatServe } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
 import { PROMPT } from "./lib/shared.js";
 
 const input = { messages: [{ role: "user", content: PROMPT }] };
 const AREA = "Agent Protocol vs LangGraph API server";
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 
 /** Background runs, each created on a thread of its own and joined, by `clients` clients in a loop: runs a second, latency p50 / p99. */
 async function createAndJoin(server: Server, clients: number, seconds: number) {
@@ -119,6 +120,53 @@ async function served(config: string): Promise<Server> {
   return { ...server, url: new URL(server.url).origin };
 }
 
+/**
+ * `count` streams (`runs.stream`, `messages-tuple`) open at once on `assistant`: the server's
+ * memory (its process tree's RSS) while all of them are open, over its memory before, per
+ * stream; and how many delivered the whole answer.
+ */
+async function openStreams(server: Server, assistant: string, count: number) {
+  const before = processTreeRss(server.pid);
+  let opened = 0;
+  const streams = Array.from({ length: count }, async () => {
+    const response = await fetch(`${server.url}/runs/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: assistant, input, stream_mode: ["messages-tuple"] }),
+    });
+    const decoder = new TextDecoder();
+    let text = "";
+    let counted = false;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      if (!counted && text.includes("event: messages")) {
+        counted = true;
+        opened += 1;
+      }
+    }
+    return text.includes(PROMPT.split(" ").at(-1) ?? "");
+  });
+  const deadline = performance.now() + 60_000;
+  while (opened < count && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  const during = processTreeRss(server.pid);
+  const delivered = (await Promise.all(streams)).filter(Boolean).length;
+  return { perStream: (during - before) / count, opened, delivered };
+}
+
+async function memory(official: Server, served: Server, count: number): Promise<Row[]> {
+  const mine = await openStreams(served, "slow", count);
+  const theirs = await openStreams(official, "echo", count);
+  return [
+    row(
+      AREA,
+      `embedded, ${count} open streams: server memory (RSS) per stream`,
+      `${fixed(mine.perStream / 1024, 1)} KiB (${mine.delivered}/${count} whole)`,
+      `${fixed(theirs.perStream / 1024, 1)} KiB (${theirs.delivered}/${count} whole)`,
+      mine.perStream / theirs.perStream,
+    ),
+  ];
+}
+
 export async function agentProtocol(): Promise<Row[]> {
   const official = await startLangGraph("demo/graphs/echo.ts:graph");
   const rows: Row[] = [];
@@ -127,6 +175,13 @@ export async function agentProtocol(): Promise<Row[]> {
     try {
       for (const clients of [10, 64]) rows.push(...(await streamAndWait("embedded", official, embedded, clients)));
       rows.push(...(await background("embedded", official, embedded, 10)));
+      // Its own server for the slow graph, with as many runs at a time as streams are opened (its default is 10).
+      const slowOfficial = await startLangGraph("bench/graphs/slow-echo.ts:graph", { jobs: STREAMS });
+      try {
+        rows.push(...(await memory(slowOfficial, embedded, STREAMS)));
+      } finally {
+        await slowOfficial.stop();
+      }
     } finally {
       await embedded.stop();
     }

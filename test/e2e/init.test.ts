@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { Client } from "@langchain/langgraph-sdk";
 import OpenAI from "openai";
 import { REPO_ROOT, runCli, startCli } from "../helpers/cli.js";
 
@@ -113,6 +114,12 @@ describe("chat-serve init", () => {
       const client = new OpenAI({ baseURL: server.baseURL, apiKey: "unused" });
       const completion = await client.chat.completions.create({ model: "assistant", messages: [{ role: "user", content: "hello" }] });
       assert.equal(completion.choices[0]?.message.content, "Hello! You said: hello");
+      // The same model through LangGraph's own client, at the server root.
+      const langgraph = new Client({ apiUrl: new URL(server.baseURL).origin });
+      const values = (await langgraph.runs.wait(null, "assistant", { input: { messages: [{ role: "user", content: "hello" }] } })) as {
+        messages: { content: string }[];
+      };
+      assert.equal(values.messages.at(-1)?.content, "Hello! You said: hello");
     } finally {
       await server.stop();
     }

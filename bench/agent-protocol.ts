@@ -35,8 +35,8 @@ async function createAndJoin(server: Server, clients: number, seconds: number) {
   );
   return {
     perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
     cpuMs: (server.cpuMs() - cpuBefore) / Math.max(1, latencies.length),
   };
 }

@@ -78,6 +78,9 @@ export async function backendsFromConfig(
       connectionOptions: { connectionString: url, max: 4, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs },
       schema,
     });
+    // Its pool is made inside the store: an idle connection that breaks (Postgres restarting)
+    // emits an error there, which must be reported like the checkpointer's, not crash the process.
+    (postgresStore as unknown as { core?: { pool?: import("pg").Pool } }).core?.pool?.on("error", (error) => report("store", error));
     graphStore = postgresStore;
     closers.push(() => postgresStore.stop());
     checkpointerCheck = async () => {

@@ -26,7 +26,7 @@ before(async () => {
     ),
     metrics: { token: TOKEN },
   });
-  const app = await serve.bind({ prefix: "/v1" });
+  const app = await serve.bind({ prefix: "/v1", langgraph: true });
   origin = await app.listen({ host: "127.0.0.1", port: 0 });
   client = new OpenAI({ baseURL: `${origin}/v1`, apiKey: "unused", maxRetries: 0 });
 });
@@ -124,4 +124,22 @@ test("after known traffic the counters equal the requests sent and the tokens th
   assert.equal(sample(after, "chat_serve_pending_interrupts"), 1);
   assert.equal(delta("chat_serve_backend_call_seconds_count", { backend: "lease", operation: "acquire" }), 1);
   assert.ok(sample(after, "process_resident_memory_bytes") > 0, "the default process metrics");
+});
+
+test("an Agent Protocol run counts under its own api label, its tokens with its model", async () => {
+  const before = await scrape();
+  const response = await fetch(`${origin}/runs/wait`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ assistant_id: "echo", input: { messages: [{ role: "user", content: "four words said here" }] } }),
+  });
+  const values = (await response.json()) as { messages: { usage_metadata?: { input_tokens: number; output_tokens: number } }[] };
+  const usage = values.messages.at(-1)?.usage_metadata;
+  assert.ok(usage !== undefined && usage.output_tokens > 0);
+  const after = await scrape();
+  const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+  assert.equal(delta("chat_serve_requests_total", { model: "", api: "langgraph", status: "200" }), 1);
+  assert.equal(delta("chat_serve_tokens_total", { model: "echo", api: "langgraph", direction: "in" }), usage.input_tokens);
+  assert.equal(delta("chat_serve_tokens_total", { model: "echo", api: "langgraph", direction: "out" }), usage.output_tokens);
+  assert.equal(sample(after, "chat_serve_runs_in_flight"), 0);
 });

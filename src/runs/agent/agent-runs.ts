@@ -4,34 +4,18 @@ import { Command } from "@langchain/langgraph";
 import type { RunLease } from "../../coordination/run-coordinator.js";
 import { AgentConflictError, AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
-import type { AgentRecords, AgentRunRecord, AgentThreadRecord, MultitaskStrategy } from "../../store/agent-records.js";
+import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { anySignal } from "../../util/any-signal.js";
 import { withDeadline } from "../../util/deadline.js";
+import type { Usage } from "../../wire/response.js";
 import type { RunTracker } from "../run-tracker.js";
+import { UsageCollector } from "../usage.js";
 import { type AgentGraph, interruptsOf } from "./agent-graph.js";
-import { type AgentStreamMode, agentStreamEvents } from "./agent-stream.js";
+import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints, runnableConfigOf } from "./agent-run-config.js";
+import { agentStreamEvents } from "./agent-stream.js";
 import { modelOfAssistant } from "./assistants.js";
 import { assertReadableMessages } from "./input-messages.js";
 import { RunEvents } from "./run-events.js";
-
-/** A run as a client asks for it (the body of `POST /threads/{id}/runs`, parsed). */
-export interface AgentRunRequest {
-  assistantId: string;
-  input?: unknown;
-  command?: { resume?: unknown; update?: unknown; goto?: unknown };
-  streamMode: AgentStreamMode[];
-  subgraphs: boolean;
-  config: { tags?: string[]; metadata?: Record<string, unknown>; recursion_limit?: number; configurable?: Record<string, unknown> };
-  context?: unknown;
-  metadata: Record<string, unknown>;
-  checkpoint?: Record<string, unknown>;
-  interruptBefore?: string[] | "*";
-  interruptAfter?: string[] | "*";
-  multitaskStrategy: MultitaskStrategy;
-  ifNotExists: "create" | "reject";
-  onCompletion: "delete" | "keep";
-  durability?: "sync" | "async" | "exit";
-}
 
 export interface AgentRunsOptions {
   registry: GraphRegistry;
@@ -41,6 +25,8 @@ export interface AgentRunsOptions {
   backendTimeoutMs: number;
   log?: { warn(object: Record<string, unknown>, message: string): void; error(object: Record<string, unknown>, message: string): void };
   tracing?: { handler(): Promise<BaseCallbackHandler> };
+  /** Told of the usage the models of each run reported, when it ends (the token metrics). */
+  onUsage?: (model: string, usage: Usage | undefined) => void;
   /** How long a finished run's events stay for a join (default 10 minutes)… */
   retainEventsMs?: number;
   /** …and how many finished runs keep theirs at most (default 1,000, the oldest going first). */
@@ -64,14 +50,6 @@ const now = () => new Date().toISOString();
 
 /** How often a join of a run on another process looks at its record. */
 const ELSEWHERE_POLL_MS = 250;
-
-/**
- * The checkpoint thread of a protocol thread: its id for the default scope; for a tenant's,
- * the id behind the tenant's name (and its length, so no two pairs meet): tenants never share one.
- */
-export function checkpointThreadId(scope: string, threadId: string): string {
-  return scope === "default" ? threadId : `${scope.length}:${scope}:${threadId}`;
-}
 
 /**
  * The Agent Protocol's runs: each on a thread of the server's checkpointer, one at a time per
@@ -203,6 +181,7 @@ export class AgentRuns {
     const { request, graph } = run;
     const checkpointThread = checkpointThreadId(record.scope, record.thread_id);
     let lease: RunLease | null | undefined = taken;
+    let usage: UsageCollector | undefined;
     let signal: ReturnType<typeof anySignal> | undefined;
     let status: AgentRunRecord["status"] = "success";
     let threadStatus: AgentThreadRecord["status"] = "idle";
@@ -219,25 +198,19 @@ export class AgentRuns {
       await this.#setRun(live, "running");
       events.push("metadata", { run_id: record.run_id, attempt: 1 });
       signal = anySignal([controller.signal, lease.signal]);
-      const callbacks = this.#options.tracing === undefined ? [] : [await this.#options.tracing.handler()];
-      const config = {
-        ...(request.config.tags === undefined ? {} : { tags: request.config.tags }),
-        metadata: {
-          ...request.config.metadata,
-          ...request.metadata,
-          run_id: record.run_id,
-          thread_id: record.thread_id,
-          graph_id: run.model,
-        },
-        ...(request.config.recursion_limit === undefined ? {} : { recursionLimit: request.config.recursion_limit }),
-        configurable: { ...request.config.configurable, ...request.checkpoint, thread_id: checkpointThread },
-        ...(request.context === undefined ? {} : { context: request.context }),
-        ...(request.interruptBefore === undefined ? {} : { interruptBefore: request.interruptBefore }),
-        ...(request.interruptAfter === undefined ? {} : { interruptAfter: request.interruptAfter }),
-        ...(request.durability === undefined ? {} : { durability: request.durability }),
-        ...(callbacks.length === 0 ? {} : { callbacks }),
+      const callbacks: BaseCallbackHandler[] = this.#options.tracing === undefined ? [] : [await this.#options.tracing.handler()];
+      if (this.#options.onUsage !== undefined) {
+        usage = new UsageCollector();
+        callbacks.push(usage);
+      }
+      const config = runnableConfigOf(request, {
+        runId: record.run_id,
+        threadId: record.thread_id,
+        checkpointThread,
+        model: run.model,
+        callbacks,
         signal: signal.signal,
-      };
+      });
       const input =
         request.command === undefined ? (request.input ?? null) : new Command(request.command as ConstructorParameters<typeof Command>[0]);
       for await (const { event, data } of agentStreamEvents({
@@ -272,6 +245,7 @@ export class AgentRuns {
     } finally {
       events.finish();
       signal?.dispose();
+      if (usage !== undefined) this.#options.onUsage?.(run.model, usage.usage());
       await lease?.release().catch(() => {});
       this.#options.tracker.finish(controller);
       const queue = (this.#queues.get(key) ?? []).filter((other) => other !== live);
@@ -402,10 +376,4 @@ export class AgentRuns {
     this.#live.clear();
     this.#ended.clear();
   }
-}
-
-/** Deletes a thread's checkpoints, when the checkpointer can. */
-export async function deleteCheckpoints(graph: AgentGraph, threadId: string): Promise<void> {
-  const saver = graph.checkpointer as { deleteThread?: (id: string) => Promise<void> } | undefined;
-  await saver?.deleteThread?.(threadId);
 }

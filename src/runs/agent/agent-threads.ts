@@ -6,7 +6,8 @@ import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { AgentRecords, AgentThreadRecord } from "../../store/agent-records.js";
 import { withDeadline } from "../../util/deadline.js";
 import { type AgentGraph, interruptsOf, type StateSnapshot, threadStateOf } from "./agent-graph.js";
-import { type AgentRuns, checkpointThreadId, deleteCheckpoints } from "./agent-runs.js";
+import { checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
+import type { AgentRuns } from "./agent-runs.js";
 import { assertReadableMessages } from "./input-messages.js";
 
 /** What a search asks of threads (the body of `POST /threads/search`, parsed). */

@@ -5,10 +5,12 @@ import type { SurfaceContext } from "../../http/surface.js";
 import { visibleModels } from "../../http/visibility.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
-import { AgentRuns, checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-runs.js";
+import { checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-run-config.js";
+import { AgentRuns } from "../../runs/agent/agent-runs.js";
 import { AgentThreads } from "../../runs/agent/agent-threads.js";
 import { modelOfAssistant } from "../../runs/agent/assistants.js";
 import { type AgentRecords, MemoryAgentRecords } from "../../store/agent-records.js";
+import type { Usage } from "../../wire/response.js";
 import { registerAssistantRoutes } from "./assistants-routes.js";
 import { registerRunRoutes } from "./runs-routes.js";
 import { registerStoreRoutes } from "./store-routes.js";
@@ -58,6 +60,9 @@ export async function registerLangGraphRoutes(
     backendTimeoutMs: context.backendTimeoutMs,
     log: app.log,
     ...(context.tracing === undefined ? {} : { tracing: context.tracing }),
+    ...(context.metrics === undefined
+      ? {}
+      : { onUsage: (model: string, usage: Usage | undefined) => context.metrics?.tokens({ model, api: "langgraph" }, usage) }),
   });
   if (records instanceof MemoryAgentRecords && records.onEvict === undefined) {
     // A thread the cap pushes out takes its checkpoints with it.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
-import type { AgentRunRequest } from "../../runs/agent/agent-runs.js";
+import type { AgentRunRequest } from "../../runs/agent/agent-run-config.js";
 import { AGENT_STREAM_MODES } from "../../runs/agent/agent-stream.js";
 import { issuePath } from "../../util/describe-issue.js";
 

@@ -1,0 +1,56 @@
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { MultitaskStrategy } from "../../store/agent-records.js";
+import type { AgentGraph } from "./agent-graph.js";
+import type { AgentStreamMode } from "./agent-stream.js";
+
+/** A run as a client asks for it (the body of `POST /threads/{id}/runs`, parsed). */
+export interface AgentRunRequest {
+  assistantId: string;
+  input?: unknown;
+  command?: { resume?: unknown; update?: unknown; goto?: unknown };
+  streamMode: AgentStreamMode[];
+  subgraphs: boolean;
+  config: { tags?: string[]; metadata?: Record<string, unknown>; recursion_limit?: number; configurable?: Record<string, unknown> };
+  context?: unknown;
+  metadata: Record<string, unknown>;
+  checkpoint?: Record<string, unknown>;
+  interruptBefore?: string[] | "*";
+  interruptAfter?: string[] | "*";
+  multitaskStrategy: MultitaskStrategy;
+  ifNotExists: "create" | "reject";
+  onCompletion: "delete" | "keep";
+  durability?: "sync" | "async" | "exit";
+}
+
+/**
+ * The checkpoint thread of a protocol thread: its id for the default scope; for a tenant's,
+ * the id behind the tenant's name (and its length, so no two pairs meet): tenants never share one.
+ */
+export function checkpointThreadId(scope: string, threadId: string): string {
+  return scope === "default" ? threadId : `${scope.length}:${scope}:${threadId}`;
+}
+
+/** The runnable config of a run: the client's config, the thread's checkpoint, limits, interrupts, callbacks and the signal. */
+export function runnableConfigOf(
+  request: AgentRunRequest,
+  run: { runId: string; threadId: string; checkpointThread: string; model: string; callbacks: BaseCallbackHandler[]; signal: AbortSignal },
+): Record<string, unknown> {
+  return {
+    ...(request.config.tags === undefined ? {} : { tags: request.config.tags }),
+    metadata: { ...request.config.metadata, ...request.metadata, run_id: run.runId, thread_id: run.threadId, graph_id: run.model },
+    ...(request.config.recursion_limit === undefined ? {} : { recursionLimit: request.config.recursion_limit }),
+    configurable: { ...request.config.configurable, ...request.checkpoint, thread_id: run.checkpointThread },
+    ...(request.context === undefined ? {} : { context: request.context }),
+    ...(request.interruptBefore === undefined ? {} : { interruptBefore: request.interruptBefore }),
+    ...(request.interruptAfter === undefined ? {} : { interruptAfter: request.interruptAfter }),
+    ...(request.durability === undefined ? {} : { durability: request.durability }),
+    ...(run.callbacks.length === 0 ? {} : { callbacks: run.callbacks }),
+    signal: run.signal,
+  };
+}
+
+/** Deletes a thread's checkpoints, when the checkpointer can. */
+export async function deleteCheckpoints(graph: AgentGraph, threadId: string): Promise<void> {
+  const saver = graph.checkpointer as { deleteThread?: (id: string) => Promise<void> } | undefined;
+  await saver?.deleteThread?.(threadId);
+}

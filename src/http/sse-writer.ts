@@ -32,7 +32,7 @@ function frameOf(chunk: unknown, typed: boolean): string {
 }
 
 /** Waits until the socket takes more data or the response closes; leaves no listener behind. */
-function drained(raw: ServerResponse): Promise<void> {
+export function drained(raw: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       raw.off("drain", done);

@@ -1,19 +1,6 @@
-import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
+import { drained } from "../../http/sse-writer.js";
 import type { LoggedEvent } from "../../runs/agent/run-events.js";
-
-/** Waits until the socket takes more data or the response closes; leaves no listener behind. */
-function drained(raw: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      raw.off("drain", done);
-      raw.off("close", done);
-      resolve();
-    };
-    raw.on("drain", done);
-    raw.on("close", done);
-  });
-}
 
 /**
  * Writes a run's events as the LangGraph server does: `event:` and `data:` lines per event,

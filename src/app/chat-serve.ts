@@ -19,12 +19,13 @@ import type { Surface } from "../http/surface.js";
 import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import { RunTracker } from "../runs/run-tracker.js";
-import type { LangGraphBindSettings } from "../surfaces/langgraph/langgraph-surface.js";
-import type { McpBindSettings } from "../surfaces/mcp/mcp-surface.js";
 import { assertTracingInstalled, TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { didYouMean } from "../util/did-you-mean.js";
+import type { BindOptions } from "./bind-options.js";
 import { apiSurfaces, chatUiSurfaces, langgraphMount } from "./surfaces.js";
+
+export type { BindOptions } from "./bind-options.js";
 
 const { version: packageVersion } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -115,38 +116,6 @@ export interface SharedBackground {
   leaseWaitMs?: number;
   /** A background run's leases expire this soon after its worker stops: the queue's takeover time. */
   leaseTtlMs?: number;
-}
-
-export interface BindOptions {
-  /** URL prefix, default `SVC_CHAT_API_PREFIX` or `/v1`. */
-  prefix?: string;
-  /** Serve `/docs`, `/redoc`, `/openapi.json`; default `SVC_CHAT_API_DOCS_ENABLED` or false. */
-  docs?: boolean;
-  /** Serve the playground page at `{prefix}/playground`; default false. */
-  playground?: boolean;
-  /**
-   * Serve every model as an MCP tool at `{prefix}/mcp` (Streamable HTTP); default false.
-   * `sessions: false` keeps no sessions (several processes behind one address; no
-   * elicitation); `loopbackOnly` refuses Host headers that are not localhost.
-   */
-  mcp?: boolean | McpBindSettings;
-  /**
-   * Serve every model as an A2A agent under `{prefix}/a2a` (its card, and its JSON-RPC
-   * endpoint); default false. Tasks are background responses: it needs background runs.
-   */
-  a2a?: boolean;
-  /**
-   * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
-   * or under `prefix`, for `@langchain/langgraph-sdk`, `useStream` and `RemoteGraph`
-   * (docs/langgraph.md); default false.
-   */
-  langgraph?: boolean | LangGraphBindSettings;
-  /**
-   * The same models for chat UIs (Open WebUI and the like) under a second prefix, in the
-   * `chat-ui` profile. `answerTasks` (default true) answers the UI's own title and tag
-   * prompts without running the graph.
-   */
-  profiles?: { "chat-ui"?: { prefix: string; answerTasks?: boolean } };
 }
 
 /**

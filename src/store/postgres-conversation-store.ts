@@ -17,6 +17,7 @@ import {
 import { PostgresA2aTasks } from "./postgres-a2a-tasks.js";
 import { PostgresAgentRecords } from "./postgres-agent-records.js";
 import { PostgresIdempotencyKeys } from "./postgres-idempotency.js";
+import { PostgresSessionTurns } from "./postgres-session-turns.js";
 import {
   type ConversationRow,
   type ResponseRow,
@@ -43,6 +44,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly #turns: string;
   readonly #idempotency: string;
   readonly #keys: PostgresIdempotencyKeys;
+  readonly #sessions: PostgresSessionTurns;
   readonly tasks: PostgresA2aTasks;
   readonly agentRecords: PostgresAgentRecords;
 
@@ -56,6 +58,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#turns = tables.turns;
     this.#idempotency = tables.idempotency;
     this.#keys = new PostgresIdempotencyKeys(pool, tables.idempotency);
+    this.#sessions = new PostgresSessionTurns(pool, tables.turns);
     this.tasks = new PostgresA2aTasks(pool, tables.tasks);
     this.agentRecords = new PostgresAgentRecords(pool, { threads: tables.agentThreads, runs: tables.agentRuns });
   }
@@ -292,26 +295,12 @@ export class PostgresConversationStore implements ConversationStore {
     return rowCount !== 0;
   }
 
-  async sessionTurns(sessionKey: string): Promise<SessionTurn[]> {
-    const { rows } = await this.#pool.query<{ length: number; hash: string; thread_id: string; checkpoint_id: string }>(
-      `SELECT length, hash, thread_id, checkpoint_id FROM ${this.#turns} WHERE session_key = $1 ORDER BY length DESC, created_at DESC`,
-      [sessionKey],
-    );
-    return rows.map((row) => ({
-      length: row.length,
-      hash: row.hash,
-      thread: { threadId: row.thread_id, checkpointId: row.checkpoint_id },
-    }));
+  sessionTurns(sessionKey: string): Promise<SessionTurn[]> {
+    return this.#sessions.turns(sessionKey);
   }
 
-  async addSessionTurn(sessionKey: string, owner: { scope: string; model: string }, turn: SessionTurn): Promise<void> {
-    await this.#pool.query(
-      `INSERT INTO ${this.#turns} (session_key, hash, scope, model, length, thread_id, checkpoint_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (session_key, hash) DO UPDATE SET thread_id = EXCLUDED.thread_id, checkpoint_id = EXCLUDED.checkpoint_id, created_at = now()`,
-      [sessionKey, turn.hash, owner.scope, owner.model, turn.length, turn.thread.threadId, turn.thread.checkpointId],
-    );
-    // The whole session stays as long as it is used.
-    await this.#pool.query(`UPDATE ${this.#turns} SET created_at = now() WHERE session_key = $1`, [sessionKey]);
+  addSessionTurn(sessionKey: string, owner: { scope: string; model: string }, turn: SessionTurn): Promise<void> {
+    return this.#sessions.add(sessionKey, owner, turn);
   }
 
   claimIdempotencyKey(scope: string, key: string, bodyHash: string): Promise<IdempotencyRecord | undefined> {

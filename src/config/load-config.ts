@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
-import { cosmiconfig, type Loader } from "cosmiconfig";
 import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
@@ -27,6 +26,8 @@ export const CONFIG_FILE_NAMES = [
   "chat-serve.config.json",
 ];
 
+const MODULE_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"]);
+
 export interface LoadedConfig {
   /** Absolute path of the config file. */
   filepath: string;
@@ -45,7 +46,7 @@ export interface LoadedConfig {
 
 /**
  * Finds and loads the config file: `--config` when given, else the first of
- * CONFIG_FILE_NAMES in the working directory (cosmiconfig loads it, jiti compiles TypeScript). Every mistake is one ConfigError line naming
+ * CONFIG_FILE_NAMES in the working directory (jiti compiles TypeScript; cosmiconfig reads JSON). Every mistake is one ConfigError line naming
  * the file and the key.
  */
 export async function loadConfig(
@@ -62,15 +63,6 @@ export async function loadConfig(
 ): Promise<LoadedConfig> {
   const cwd = options.cwd ?? process.cwd();
   const modules = new ModuleLoader(pathToFileURL(path.join(cwd, "noop.js")).href);
-  const moduleLoader: Loader = async (filepath) => {
-    const loaded = await modules.load(filepath);
-    return "default" in loaded ? loaded.default : loaded;
-  };
-  const explorer = cosmiconfig("chat-serve", {
-    loaders: { ".ts": moduleLoader, ".mts": moduleLoader, ".js": moduleLoader, ".mjs": moduleLoader },
-    cache: false,
-  });
-
   const filepath = findConfigFile(options.configPath, cwd);
   if (filepath === undefined) {
     throw new ConfigError(
@@ -79,23 +71,38 @@ export async function loadConfig(
   }
   if (!existsSync(filepath)) throw new ConfigError(`config file not found: ${options.configPath}`);
   if (path.basename(filepath) === LANGGRAPH_JSON) return fromLangGraphJson(filepath, path.relative(cwd, filepath) || filepath, modules);
-  let result: Awaited<ReturnType<typeof explorer.load>>;
+  let config: unknown;
   try {
-    result = await explorer.load(filepath);
+    config = await readConfigFile(filepath, modules);
   } catch (error) {
     throw new ConfigError(loadFailure(error, filepath, path.relative(cwd, filepath) || filepath), { cause: error });
   }
   const displayPath = path.relative(cwd, filepath) || filepath;
-  if (result === null || result.isEmpty || result.config === undefined || result.config === null) {
+  if (config === undefined || config === null) {
     throw new ConfigError(`${displayPath}: the file has no default export; export defineConfig({ ... })`);
   }
   try {
-    const raw = options.operator === true ? { ...(result.config as Record<string, unknown>), auth: undefined } : result.config;
+    const raw = options.operator === true ? { ...(config as Record<string, unknown>), auth: undefined } : config;
     return { filepath, displayPath, config: configSchema.parse(raw), modules };
   } catch (error) {
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
     throw error;
   }
+}
+
+/**
+ * The config a file exports. A module (TypeScript or JavaScript) is loaded as the graphs are,
+ * sharing their module cache; any other file (JSON, YAML) is read by cosmiconfig, loaded then
+ * (start-up pays nothing for it otherwise), whose errors say where the file is wrong.
+ */
+async function readConfigFile(filepath: string, modules: ModuleLoader): Promise<unknown> {
+  if (MODULE_EXTENSIONS.has(path.extname(filepath))) {
+    const loaded = await modules.load(filepath);
+    return "default" in loaded ? loaded.default : loaded;
+  }
+  const { cosmiconfig } = await import("cosmiconfig");
+  const result = await cosmiconfig("chat-serve", { cache: false }).load(filepath);
+  return result === null || result.isEmpty === true ? undefined : result.config;
 }
 
 /** The config file `loadConfig` would read: `--config`, else the first of the known names that exists. */

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
+import type { RouteTable } from "../../http/lazy-routes.js";
 import { systemAssistant } from "../../runs/agent/assistants.js";
 import { graphSchemas } from "../../runs/agent/graph-schemas.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
@@ -15,7 +16,7 @@ function flag(value: unknown): boolean | undefined {
  * Assistants: one system assistant per model (`graph_id` is the model id), read-only. The
  * model id is accepted wherever an assistant id is.
  */
-export function registerAssistantRoutes(app: FastifyInstance, routes: LangGraphRoutes): void {
+export function registerAssistantRoutes(on: RouteTable, routes: LangGraphRoutes): void {
   const { registry } = routes;
   function matching(
     request: FastifyRequest,
@@ -33,7 +34,7 @@ export function registerAssistantRoutes(app: FastifyInstance, routes: LangGraphR
     );
   }
 
-  app.post("/assistants/search", async (request, reply) => {
+  on.post("/assistants/search", async (request, reply) => {
     const body = parseBody(assistantSearch, request.body, "search");
     const found = matching(request, body);
     const key = body.sort_by ?? "created_at";
@@ -53,25 +54,25 @@ export function registerAssistantRoutes(app: FastifyInstance, routes: LangGraphR
       : page.map((assistant) => Object.fromEntries(Object.entries(assistant).filter(([field]) => select.includes(field))));
   });
 
-  app.post("/assistants/count", async (request) => matching(request, parseBody(assistantSearch, request.body, "count")).length);
+  on.post("/assistants/count", async (request) => matching(request, parseBody(assistantSearch, request.body, "count")).length);
 
-  app.get<AssistantParams>("/assistants/:assistant_id", async (request) =>
+  on.get<AssistantParams>("/assistants/:assistant_id", async (request) =>
     systemAssistant(registry, routes.modelOf(request, request.params.assistant_id), routes.startedAt),
   );
 
-  app.get<AssistantParams & { Querystring: { xray?: string } }>("/assistants/:assistant_id/graph", async (request) => {
+  on.get<AssistantParams & { Querystring: { xray?: string } }>("/assistants/:assistant_id/graph", async (request) => {
     const { graph } = await routes.runs.graphOf(routes.modelOf(request, request.params.assistant_id));
     const xray = request.query.xray;
     const depth = xray !== undefined && /^\d+$/u.test(xray) ? Number(xray) : flag(xray);
     return (await graph.getGraphAsync(depth === undefined ? {} : { xray: depth })).toJSON();
   });
 
-  app.get<AssistantParams>("/assistants/:assistant_id/schemas", async (request) => {
+  on.get<AssistantParams>("/assistants/:assistant_id/schemas", async (request) => {
     const { model, graph } = await routes.runs.graphOf(routes.modelOf(request, request.params.assistant_id));
     return { graph_id: model, ...(await graphSchemas(graph)) };
   });
 
-  app.get<AssistantParams & { Params: { namespace?: string }; Querystring: { recurse?: string } }>(
+  on.get<AssistantParams & { Params: { namespace?: string }; Querystring: { recurse?: string } }>(
     "/assistants/:assistant_id/subgraphs/:namespace?",
     async (request) => {
       const { graph } = await routes.runs.graphOf(routes.modelOf(request, request.params.assistant_id));

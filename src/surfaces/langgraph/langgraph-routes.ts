@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AgentNotFoundError } from "../../errors/catalogue.js";
+import { RouteTable } from "../../http/lazy-routes.js";
 import { requestScope } from "../../http/run-request.js";
 import type { SurfaceContext } from "../../http/surface.js";
 import { visibleModels } from "../../http/visibility.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
-import { protocolJson } from "../../runs/agent/agent-graph.js";
 import { checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-run-config.js";
 import { AgentRuns } from "../../runs/agent/agent-runs.js";
 import { AgentThreads } from "../../runs/agent/agent-threads.js";
@@ -42,14 +42,19 @@ export interface LangGraphSurfaceOptions {
   records?: AgentRecords;
   /** The version `/info` gives. */
   version: string;
+  /** When the assistants were made: the server's start. */
+  startedAt: string;
 }
 
-/** Mounts every route group of the Agent Protocol; the runs end with the app. */
-export async function registerLangGraphRoutes(
+/**
+ * Every route group of the Agent Protocol, as handlers: loaded on the first request to the
+ * protocol. The runs it starts are the engine's, which the caller closes with the app.
+ */
+export function langGraphRoutes(
   app: FastifyInstance,
   context: SurfaceContext,
   options: LangGraphSurfaceOptions,
-): Promise<void> {
+): { table: RouteTable; runs: AgentRuns } {
   const { registry } = context;
   // Where the rest of the store is: in memory, or in Postgres beside stored responses.
   const records = options.records ?? registry.store.agentRecords;
@@ -89,18 +94,17 @@ export async function registerLangGraphRoutes(
     keepAliveMs: context.keepAliveMs,
     backendTimeoutMs: context.backendTimeoutMs,
     limits: context.limits,
-    startedAt: new Date().toISOString(),
+    startedAt: options.startedAt,
   };
-  app.addHook("onClose", () => runs.close());
-  // Messages in replies as the protocol writes them (`{ type, content, … }`), not LangChain's constructor form.
-  app.setReplySerializer((payload) => protocolJson(payload));
-  app.get("/ok", async () => ({ ok: true }));
-  app.get("/info", async () => ({
+  const on = new RouteTable();
+  on.get("/ok", async () => ({ ok: true }));
+  on.get("/info", async () => ({
     version: options.version,
     flags: { assistants: true, crons: false, langsmith: false },
   }));
-  registerAssistantRoutes(app, routes);
-  registerThreadRoutes(app, routes);
-  registerRunRoutes(app, routes);
-  registerStoreRoutes(app, routes, registry.graphStore);
+  registerAssistantRoutes(on, routes);
+  registerThreadRoutes(on, routes);
+  registerRunRoutes(on, routes);
+  registerStoreRoutes(on, routes, registry.graphStore);
+  return { table: on, runs };
 }

@@ -1,5 +1,8 @@
 import type { HTTPMethods } from "fastify";
+import { registerLazyRoutes } from "../../http/lazy-routes.js";
 import type { Surface } from "../../http/surface.js";
+import { protocolJson } from "../../runs/agent/agent-graph.js";
+import type { AgentRuns } from "../../runs/agent/agent-runs.js";
 import type { AgentRecords } from "../../store/agent-records.js";
 
 /** `server.langgraph` as a bind takes it: on, and where. */
@@ -20,6 +23,7 @@ const METHODS: Record<string, readonly HTTPMethods[]> = {
   "/assistants/:assistant_id": ["GET"],
   "/assistants/:assistant_id/graph": ["GET"],
   "/assistants/:assistant_id/schemas": ["GET"],
+  "/assistants/:assistant_id/subgraphs/:namespace?": ["GET"],
   "/threads": ["POST"],
   "/threads/search": ["POST"],
   "/threads/count": ["POST"],
@@ -54,11 +58,27 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
   const prefix = settings.prefix ?? "";
   return {
     name: "langgraph",
-    register: async (app, context) =>
-      (await import("./langgraph-routes.js")).registerLangGraphRoutes(app, context, {
-        version: settings.version,
-        ...(settings.records === undefined ? {} : { records: settings.records }),
-      }),
+    register: (app, context) => {
+      const startedAt = new Date().toISOString();
+      let runs: AgentRuns | undefined;
+      // The engine and its schemas load on the first request to the protocol.
+      const routes = registerLazyRoutes(app, METHODS, async () => {
+        const loaded = (await import("./langgraph-routes.js")).langGraphRoutes(app, context, {
+          version: settings.version,
+          startedAt,
+          ...(settings.records === undefined ? {} : { records: settings.records }),
+        });
+        runs = loaded.runs;
+        return loaded.table;
+      });
+      app.addHook("onClose", async () => {
+        // A first request may still be loading the engine: its runs end too.
+        await routes.loaded()?.catch(() => undefined);
+        await runs?.close();
+      });
+      // Messages in replies as the protocol writes them (`{ type, content, … }`), not LangChain's constructor form.
+      app.setReplySerializer((payload) => protocolJson(payload));
+    },
     methods: METHODS,
     apiLabels: Object.fromEntries(Object.keys(METHODS).map((path) => [path, "langgraph"])),
     publicPaths: ["/ok", "/info"],

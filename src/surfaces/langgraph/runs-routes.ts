@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { AgentNotFoundError } from "../../errors/catalogue.js";
+import type { RouteTable } from "../../http/lazy-routes.js";
 import { RunEvents } from "../../runs/agent/run-events.js";
 import type { AgentRunRecord } from "../../store/agent-records.js";
 import { writeAgentSse } from "./agent-sse.js";
@@ -20,7 +21,7 @@ function clientGone(reply: FastifyReply): { signal: AbortSignal; dispose: () => 
 }
 
 /** Runs: create one (in the background, streamed, or waited on), on a thread or stateless; read, join, cancel and delete them. */
-export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes): void {
+export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void {
   const { runs, records } = routes;
 
   async function create(request: FastifyRequest, reply: FastifyReply, threadId: string | undefined) {
@@ -83,22 +84,22 @@ export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes)
     ["/threads/:thread_id/runs", true],
     ["/runs", false],
   ] as const) {
-    app.post<ThreadParams>(path, async (request, reply) => {
+    on.post<ThreadParams>(path, async (request, reply) => {
       const { run } = await create(request, reply, threaded ? request.params.thread_id : undefined);
       reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
       return publicRun(run);
     });
-    app.post<ThreadParams>(`${path}/stream`, async (request, reply) => {
+    on.post<ThreadParams>(`${path}/stream`, async (request, reply) => {
       const { run, events, resumable, cancelOnDisconnect } = await create(request, reply, threaded ? request.params.thread_id : undefined);
       return stream(reply, run, events, { after: -1, ids: resumable, cancel: cancelOnDisconnect });
     });
-    app.post<ThreadParams>(`${path}/wait`, async (request, reply) => {
+    on.post<ThreadParams>(`${path}/wait`, async (request, reply) => {
       const { run, cancelOnDisconnect } = await create(request, reply, threaded ? request.params.thread_id : undefined);
       return waited(reply, run, cancelOnDisconnect);
     });
   }
 
-  app.get<ThreadParams & { Querystring: { limit?: string; offset?: string; status?: string } }>(
+  on.get<ThreadParams & { Querystring: { limit?: string; offset?: string; status?: string } }>(
     "/threads/:thread_id/runs",
     async (request) => {
       const scope = await routes.scopeOf(request);
@@ -121,9 +122,9 @@ export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes)
     return run;
   }
 
-  app.get<RunParams>("/threads/:thread_id/runs/:run_id", async (request) => publicRun(await known(request)));
+  on.get<RunParams>("/threads/:thread_id/runs/:run_id", async (request) => publicRun(await known(request)));
 
-  app.delete<RunParams>("/threads/:thread_id/runs/:run_id", async (request, reply) => {
+  on.delete<RunParams>("/threads/:thread_id/runs/:run_id", async (request, reply) => {
     const run = await known(request);
     if (run.status === "pending" || run.status === "running") {
       await runs.cancel(run.scope, run.thread_id, run.run_id, { wait: true, action: "interrupt" });
@@ -132,7 +133,7 @@ export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes)
     return reply.status(204).send();
   });
 
-  app.get<RunParams>("/threads/:thread_id/runs/:run_id/join", async (request, reply) => {
+  on.get<RunParams>("/threads/:thread_id/runs/:run_id/join", async (request, reply) => {
     const run = await known(request);
     const live = runs.live(run.scope, run.thread_id, run.run_id);
     if (live !== undefined) await runs.join(live);
@@ -150,7 +151,7 @@ export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes)
     return (await routes.threads.json(thread)).values;
   });
 
-  app.get<RunParams & { Querystring: { cancel_on_disconnect?: string } }>(
+  on.get<RunParams & { Querystring: { cancel_on_disconnect?: string } }>(
     "/threads/:thread_id/runs/:run_id/stream",
     async (request, reply) => {
       const run = await known(request);
@@ -168,7 +169,7 @@ export function registerRunRoutes(app: FastifyInstance, routes: LangGraphRoutes)
     },
   );
 
-  app.post<RunParams & { Querystring: { wait?: string; action?: string } }>(
+  on.post<RunParams & { Querystring: { wait?: string; action?: string } }>(
     "/threads/:thread_id/runs/:run_id/cancel",
     async (request, reply) => {
       const run = await known(request);

@@ -1,6 +1,6 @@
 import type { BaseStore, Item } from "@langchain/langgraph";
-import type { FastifyInstance } from "fastify";
 import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
+import type { RouteTable } from "../../http/lazy-routes.js";
 import { withDeadline } from "../../util/deadline.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { namespace as namespaceSchema, parseBody, storeDelete, storeNamespaces, storePut, storeSearch } from "./langgraph-schemas.js";
@@ -32,7 +32,7 @@ function itemJson(scope: string, item: Item & { score?: number }): Record<string
  * The store graphs read through `config.store` / `getStore()`: put, get, delete and search
  * items, list namespaces. A tenant's requests see only the tenant's own namespaces.
  */
-export function registerStoreRoutes(app: FastifyInstance, routes: LangGraphRoutes, store: BaseStore): void {
+export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, store: BaseStore): void {
   const call = async <T>(operation: () => Promise<T>): Promise<T> => {
     try {
       return await withDeadline("the store", routes.backendTimeoutMs, operation());
@@ -43,14 +43,14 @@ export function registerStoreRoutes(app: FastifyInstance, routes: LangGraphRoute
     }
   };
 
-  app.put("/store/items", async (request, reply) => {
+  on.put("/store/items", async (request, reply) => {
     const body = parseBody(storePut, request.body, "item");
     const scope = await routes.scopeOf(request);
     await call(() => store.put(inScope(scope, body.namespace), body.key, body.value));
     return reply.status(204).send();
   });
 
-  app.get<{ Querystring: { namespace?: string; key?: string } }>("/store/items", async (request) => {
+  on.get<{ Querystring: { namespace?: string; key?: string } }>("/store/items", async (request) => {
     const key = request.query.key;
     if (key === undefined || key === "") throw new AgentInvalidBodyError("Name the item: the query needs a key.");
     const labels = parseBody(
@@ -64,14 +64,14 @@ export function registerStoreRoutes(app: FastifyInstance, routes: LangGraphRoute
     return itemJson(scope, item);
   });
 
-  app.delete("/store/items", async (request, reply) => {
+  on.delete("/store/items", async (request, reply) => {
     const body = parseBody(storeDelete, request.body, "item");
     const scope = await routes.scopeOf(request);
     await call(() => store.delete(inScope(scope, body.namespace), body.key));
     return reply.status(204).send();
   });
 
-  app.post("/store/items/search", async (request) => {
+  on.post("/store/items/search", async (request) => {
     const body = parseBody(storeSearch, request.body, "search");
     const scope = await routes.scopeOf(request);
     const items = await call(() =>
@@ -85,7 +85,7 @@ export function registerStoreRoutes(app: FastifyInstance, routes: LangGraphRoute
     return { items: items.map((item) => itemJson(scope, item)) };
   });
 
-  app.post("/store/namespaces", async (request) => {
+  on.post("/store/namespaces", async (request) => {
     const body = parseBody(storeNamespaces, request.body, "namespace listing");
     const scope = await routes.scopeOf(request);
     const prefix = inScope(scope, body.prefix ?? []);

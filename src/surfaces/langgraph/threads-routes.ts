@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
+import type { RouteTable } from "../../http/lazy-routes.js";
 import type { AgentThreadRecord } from "../../store/agent-records.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { historyRequest, parseBody, stateUpdate, threadCreate, threadPatch, threadSearch } from "./langgraph-schemas.js";
@@ -18,15 +19,15 @@ function subgraphsOf(request: FastifyRequest): boolean {
 }
 
 /** Threads: create, read, change, delete, search and count them; their state and its history. */
-export function registerThreadRoutes(app: FastifyInstance, routes: LangGraphRoutes): void {
+export function registerThreadRoutes(on: RouteTable, routes: LangGraphRoutes): void {
   const { threads } = routes;
 
-  app.post("/threads", async (request) => {
+  on.post("/threads", async (request) => {
     const body = parseBody(threadCreate, request.body, "thread");
     return threads.json(await threads.create(await routes.scopeOf(request), body));
   });
 
-  app.post("/threads/search", async (request, reply) => {
+  on.post("/threads/search", async (request, reply) => {
     const body = parseBody(threadSearch, request.body, "search");
     const found = await threads.search(await routes.scopeOf(request), body);
     found.sort(SORTED_BY(body.sort_by ?? "created_at", body.sort_order ?? "desc"));
@@ -42,44 +43,44 @@ export function registerThreadRoutes(app: FastifyInstance, routes: LangGraphRout
       : shown.map((thread) => Object.fromEntries(Object.entries(thread).filter(([key]) => select.includes(key))));
   });
 
-  app.post("/threads/count", async (request) => {
+  on.post("/threads/count", async (request) => {
     const body = parseBody(threadSearch, request.body, "count");
     return (await threads.search(await routes.scopeOf(request), body)).length;
   });
 
-  app.get<ThreadParams>("/threads/:thread_id", async (request) => {
+  on.get<ThreadParams>("/threads/:thread_id", async (request) => {
     return threads.json(await threads.record(await routes.scopeOf(request), request.params.thread_id));
   });
 
-  app.patch<ThreadParams>("/threads/:thread_id", async (request) => {
+  on.patch<ThreadParams>("/threads/:thread_id", async (request) => {
     const body = parseBody(threadPatch, request.body, "thread");
     return threads.json(await threads.patch(await routes.scopeOf(request), request.params.thread_id, body.metadata ?? {}));
   });
 
-  app.delete<ThreadParams>("/threads/:thread_id", async (request, reply) => {
+  on.delete<ThreadParams>("/threads/:thread_id", async (request, reply) => {
     await threads.delete(await routes.scopeOf(request), request.params.thread_id);
     return reply.status(204).send();
   });
 
-  app.post<ThreadParams>("/threads/:thread_id/copy", async (request) => {
+  on.post<ThreadParams>("/threads/:thread_id/copy", async (request) => {
     return threads.json(await threads.copy(await routes.scopeOf(request), request.params.thread_id));
   });
 
-  app.get<ThreadParams>("/threads/:thread_id/state", async (request) => {
+  on.get<ThreadParams>("/threads/:thread_id/state", async (request) => {
     return threads.state(await routes.scopeOf(request), request.params.thread_id, undefined, subgraphsOf(request));
   });
 
-  app.get<{ Params: { thread_id: string; checkpoint_id: string } }>("/threads/:thread_id/state/:checkpoint_id", async (request) => {
+  on.get<{ Params: { thread_id: string; checkpoint_id: string } }>("/threads/:thread_id/state/:checkpoint_id", async (request) => {
     const { thread_id: threadId, checkpoint_id: checkpointId } = request.params;
     return threads.state(await routes.scopeOf(request), threadId, { checkpoint_id: checkpointId }, subgraphsOf(request));
   });
 
-  app.post<ThreadParams>("/threads/:thread_id/state/checkpoint", async (request) => {
+  on.post<ThreadParams>("/threads/:thread_id/state/checkpoint", async (request) => {
     const body = parseBody(historyRequest.pick({ checkpoint: true }), request.body, "checkpoint");
     return threads.state(await routes.scopeOf(request), request.params.thread_id, body.checkpoint ?? undefined, subgraphsOf(request));
   });
 
-  app.post<ThreadParams>("/threads/:thread_id/state", async (request) => {
+  on.post<ThreadParams>("/threads/:thread_id/state", async (request) => {
     const body = parseBody(stateUpdate, request.body, "state update");
     const checkpoint = { ...body.checkpoint, ...(body.checkpoint_id == null ? {} : { checkpoint_id: body.checkpoint_id }) };
     return threads.update(
@@ -91,12 +92,12 @@ export function registerThreadRoutes(app: FastifyInstance, routes: LangGraphRout
     );
   });
 
-  app.post<ThreadParams>("/threads/:thread_id/history", async (request) => {
+  on.post<ThreadParams>("/threads/:thread_id/history", async (request) => {
     const body = parseBody(historyRequest, request.body, "history request");
     return threads.history(await routes.scopeOf(request), request.params.thread_id, { ...body, limit: body.limit ?? 10 });
   });
 
-  app.get<ThreadParams & { Querystring: { limit?: string; before?: string } }>("/threads/:thread_id/history", async (request) => {
+  on.get<ThreadParams & { Querystring: { limit?: string; before?: string } }>("/threads/:thread_id/history", async (request) => {
     const limit = Number(request.query.limit ?? 10);
     const body = parseBody(
       historyRequest,

@@ -2,7 +2,6 @@ import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { assertVisible } from "../../http/visibility.js";
 import { graphMermaid } from "../../registry/graph-diagram.js";
@@ -71,16 +70,17 @@ export async function registerPlayground(
       reply.type("text/javascript; charset=utf-8").header("cache-control", "public, max-age=3600").send(createReadStream(bundle)),
     );
   }
-  // In its own context: the docs register @fastify/static too, and each keeps its own.
-  await app.register(async (assets) => {
-    await assets.register(fastifyStatic, {
-      root: PLAYGROUND_DIR,
-      prefix: "/playground/assets/",
-      decorateReply: false,
-      index: false,
-      allowedPath: (pathName) => /^\/[\w.-]+\.(?:js|css)$/u.test(pathName),
-      cacheControl: true,
-      maxAge: 0,
-    });
+  // The page's scripts and stylesheet, by name: nothing else in the folder is served. The file
+  // server (`@fastify/send`: types, ETag, ranges, 304s) loads on the first asset asked for.
+  let send: Promise<{ default: typeof import("@fastify/send") }> | undefined;
+  app.get<{ Params: { "*": string } }>("/playground/assets/*", { schema: { hide: true } }, async (request, reply) => {
+    const file = request.params["*"];
+    if (!/^[\w.-]+\.(?:js|css)$/u.test(file)) return reply.callNotFound();
+    send ??= import("@fastify/send");
+    const { default: sendFile } = await send;
+    const result = await sendFile(request.raw, encodeURIComponent(file), { root: PLAYGROUND_DIR, index: false, maxAge: 0 });
+    if (result.type === "directory" || result.statusCode === 404) return reply.callNotFound();
+    // A file, a 304 for a cached one, or a refused range.
+    return reply.code(result.statusCode).headers(result.headers).send(result.stream);
   });
 }

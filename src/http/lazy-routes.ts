@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteGenericInterface } from "fastify";
+
+/** A route's handler, as a surface writes it. */
+// biome-ignore lint/suspicious/noExplicitAny: each handler narrows its own request type.
+type AnyHandler = (request: FastifyRequest<any>, reply: FastifyReply) => Promise<unknown>;
+
+/**
+ * The handlers of a surface's routes, collected by method and path: what a surface's modules
+ * give `registerLazyRoutes` once they are loaded. Written like fastify's shorthands.
+ */
+export class RouteTable {
+  readonly #handlers = new Map<string, AnyHandler>();
+
+  #add(method: HTTPMethods, url: string, handler: AnyHandler): void {
+    const key = `${method} ${url}`;
+    if (this.#handlers.has(key)) throw new Error(`RouteTable: ${key} has two handlers`);
+    this.#handlers.set(key, handler);
+  }
+
+  get<T extends RouteGenericInterface = RouteGenericInterface>(
+    url: string,
+    handler: (request: FastifyRequest<T>, reply: FastifyReply) => Promise<unknown>,
+  ): void {
+    this.#add("GET", url, handler);
+  }
+
+  post<T extends RouteGenericInterface = RouteGenericInterface>(
+    url: string,
+    handler: (request: FastifyRequest<T>, reply: FastifyReply) => Promise<unknown>,
+  ): void {
+    this.#add("POST", url, handler);
+  }
+
+  put<T extends RouteGenericInterface = RouteGenericInterface>(
+    url: string,
+    handler: (request: FastifyRequest<T>, reply: FastifyReply) => Promise<unknown>,
+  ): void {
+    this.#add("PUT", url, handler);
+  }
+
+  patch<T extends RouteGenericInterface = RouteGenericInterface>(
+    url: string,
+    handler: (request: FastifyRequest<T>, reply: FastifyReply) => Promise<unknown>,
+  ): void {
+    this.#add("PATCH", url, handler);
+  }
+
+  delete<T extends RouteGenericInterface = RouteGenericInterface>(
+    url: string,
+    handler: (request: FastifyRequest<T>, reply: FastifyReply) => Promise<unknown>,
+  ): void {
+    this.#add("DELETE", url, handler);
+  }
+
+  /** The handler of a method and path, if the table has one. */
+  handler(method: HTTPMethods, url: string): AnyHandler | undefined {
+    return this.#handlers.get(`${method} ${url}`);
+  }
+
+  /** Every `METHOD path` the table answers. */
+  keys(): string[] {
+    return [...this.#handlers.keys()];
+  }
+}
+
+/**
+ * Registers a surface's routes from its table of paths and methods, each answering through the
+ * handler `load()` gives: the surface's modules (its engine, its schemas) load on the first
+ * request to any of them, so a server that starts with the surface on pays only for its routes.
+ * The table and the handlers must name the same routes: the first request that finds them apart
+ * fails with that, and so does every test of the surface.
+ */
+export function registerLazyRoutes(
+  app: FastifyInstance,
+  methods: Readonly<Record<string, readonly HTTPMethods[]>>,
+  load: () => Promise<RouteTable>,
+): { loaded(): Promise<RouteTable> | undefined } {
+  let loading: Promise<RouteTable> | undefined;
+  const table = () => {
+    loading ??= load().then((routes) => {
+      const declared = Object.entries(methods).flatMap(([url, verbs]) => verbs.map((method) => `${method} ${url}`));
+      const missing = declared.filter((key) => !routes.keys().includes(key));
+      const undeclared = routes.keys().filter((key) => !declared.includes(key));
+      if (missing.length > 0 || undeclared.length > 0) {
+        throw new Error(
+          `the route table and the handlers differ: missing ${missing.join(", ") || "none"}; undeclared ${undeclared.join(", ") || "none"}`,
+        );
+      }
+      return routes;
+    });
+    return loading;
+  };
+  for (const [url, verbs] of Object.entries(methods)) {
+    for (const method of verbs) {
+      app.route({
+        method,
+        url,
+        handler: async (request, reply) => (await table()).handler(method, url)!(request, reply),
+      });
+    }
+  }
+  return { loaded: () => loading };
+}

@@ -22,7 +22,7 @@ export interface StateSnapshot {
 /** What the Agent Protocol needs of a compiled graph running on a checkpointer. */
 export interface AgentGraph {
   stream(input: unknown, config?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
-  streamEvents(input: unknown, config: Record<string, unknown>): AsyncIterable<unknown>;
+  streamEvents(input: unknown, config: Record<string, unknown>): AsyncIterable<unknown> | Promise<AsyncIterable<unknown>>;
   getState(config: RunnableConfig, options?: { subgraphs?: boolean }): Promise<StateSnapshot>;
   getStateHistory(
     config: RunnableConfig,

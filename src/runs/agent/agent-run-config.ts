@@ -2,6 +2,7 @@ import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { MultitaskStrategy } from "../../store/agent-records.js";
 import type { AgentGraph } from "./agent-graph.js";
 import type { AgentStreamMode } from "./agent-stream.js";
+import type { ProtocolSink } from "./protocol-threads.js";
 
 /** A run as a client asks for it (the body of `POST /threads/{id}/runs`, parsed). */
 export interface AgentRunRequest {
@@ -20,6 +21,8 @@ export interface AgentRunRequest {
   ifNotExists: "create" | "reject";
   onCompletion: "delete" | "keep";
   durability?: "sync" | "async" | "exit";
+  /** A run of protocol v2: its events go here, as `streamEvents(…, { version: "v3" })` makes them. */
+  protocol?: ProtocolSink;
 }
 
 /**

@@ -15,6 +15,7 @@ import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints, runnableCo
 import { agentStreamEvents } from "./agent-stream.js";
 import { modelOfAssistant } from "./assistants.js";
 import { assertReadableMessages } from "./input-messages.js";
+import type { RunProtocolEvent } from "./protocol-threads.js";
 import { RunEvents } from "./run-events.js";
 
 export interface AgentRunsOptions {
@@ -213,15 +214,21 @@ export class AgentRuns {
       });
       const input =
         request.command === undefined ? (request.input ?? null) : new Command(request.command as ConstructorParameters<typeof Command>[0]);
-      for await (const { event, data } of agentStreamEvents({
-        graph,
-        input,
-        config,
-        modes: request.streamMode,
-        subgraphs: request.subgraphs,
-        runId: record.run_id,
-      })) {
-        events.push(event, data);
+      if (request.protocol !== undefined) {
+        // Protocol v2: LangGraph's own protocol events, every mode, subgraphs included.
+        const stream = await graph.streamEvents(input, { ...config, version: "v3" });
+        for await (const event of stream as AsyncIterable<RunProtocolEvent>) request.protocol.event(event);
+      } else {
+        for await (const { event, data } of agentStreamEvents({
+          graph,
+          input,
+          config,
+          modes: request.streamMode,
+          subgraphs: request.subgraphs,
+          runId: record.run_id,
+        })) {
+          events.push(event, data);
+        }
       }
       const state = await this.#backend("the checkpointer", () => graph.getState({ configurable: { thread_id: checkpointThread } }));
       const interrupts = Object.values(interruptsOf(state)).flat();
@@ -252,6 +259,7 @@ export class AgentRuns {
       if (queue.length === 0) this.#queues.delete(key);
       else this.#queues.set(key, queue);
       await this.#settle(live, run, { status, threadStatus, failure, busy: queue.length > 0 });
+      request.protocol?.ended({ status, interrupted: threadStatus === "interrupted", failure });
       this.#ended.set(record.run_id, Date.now());
       this.#forgetEnded();
     }

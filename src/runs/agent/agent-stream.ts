@@ -128,7 +128,7 @@ export async function* agentStreamEvents(options: AgentStreamOptions): AsyncGene
     return;
   }
   // `events` needs LangChain's event stream; the graph's own parts arrive in it as the root run's `on_chain_stream`.
-  for await (const event of options.graph.streamEvents(options.input, { ...config, version: "v2" })) {
+  for await (const event of await options.graph.streamEvents(options.input, { ...config, version: "v2" })) {
     const {
       event: kind,
       run_id: runId,

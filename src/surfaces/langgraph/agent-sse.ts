@@ -39,3 +39,13 @@ export async function writeAgentSse(
     if (!raw.destroyed) raw.end();
   }
 }
+
+/** A signal that fires when the client goes away, and the function that stops listening. */
+export function clientGone(reply: FastifyReply): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
+  };
+  reply.raw.on("close", onClose);
+  return { signal: controller.signal, dispose: () => reply.raw.off("close", onClose) };
+}

@@ -9,9 +9,11 @@ import { checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-ru
 import { AgentRuns } from "../../runs/agent/agent-runs.js";
 import { AgentThreads } from "../../runs/agent/agent-threads.js";
 import { modelOfAssistant } from "../../runs/agent/assistants.js";
+import { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
 import { type AgentRecords, MemoryAgentRecords } from "../../store/agent-records.js";
 import type { Usage } from "../../wire/response.js";
 import { registerAssistantRoutes } from "./assistants-routes.js";
+import { matchesFilter, registerProtocolRoutes } from "./protocol-routes.js";
 import { registerRunRoutes } from "./runs-routes.js";
 import { registerStoreRoutes } from "./store-routes.js";
 import { registerThreadRoutes } from "./threads-routes.js";
@@ -22,6 +24,8 @@ export interface LangGraphRoutes {
   records: AgentRecords;
   runs: AgentRuns;
   threads: AgentThreads;
+  /** Protocol v2: each thread's commands and event log. */
+  protocol: ProtocolThreads;
   /** The tenant a request acts for (`default` without tenants). */
   scopeOf(request: FastifyRequest): Promise<string>;
   /** The model an assistant id names, if the caller's key may use it; 404 otherwise. */
@@ -54,7 +58,7 @@ export function langGraphRoutes(
   app: FastifyInstance,
   context: SurfaceContext,
   options: LangGraphSurfaceOptions,
-): { table: RouteTable; runs: AgentRuns } {
+): { table: RouteTable; runs: AgentRuns; protocol: ProtocolThreads } {
   const { registry } = context;
   // Where the rest of the store is: in memory, or in Postgres beside stored responses.
   const records = options.records ?? registry.store.agentRecords;
@@ -84,6 +88,7 @@ export function langGraphRoutes(
     records,
     runs,
     threads: new AgentThreads(registry, records, runs, context.backendTimeoutMs),
+    protocol: new ProtocolThreads({ runs, records, backendTimeoutMs: context.backendTimeoutMs, matches: matchesFilter }),
     scopeOf: (request) => requestScope(request, context.checkpointScope),
     modelOf: (request, assistantId) => {
       const model = modelOfAssistant(registry, assistantId);
@@ -106,5 +111,6 @@ export function langGraphRoutes(
   registerThreadRoutes(on, routes);
   registerRunRoutes(on, routes);
   registerStoreRoutes(on, routes, registry.graphStore);
-  return { table: on, runs };
+  registerProtocolRoutes(on, routes);
+  return { table: on, runs, protocol: routes.protocol };
 }

@@ -3,6 +3,7 @@ import { registerLazyRoutes } from "../../http/lazy-routes.js";
 import type { Surface } from "../../http/surface.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { AgentRuns } from "../../runs/agent/agent-runs.js";
+import type { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
 import type { AgentRecords } from "../../store/agent-records.js";
 
 /** `server.langgraph` as a bind takes it: on, and where. */
@@ -13,7 +14,10 @@ export interface LangGraphBindSettings {
   records?: AgentRecords;
 }
 
-const RUNS = ["/threads/:thread_id/runs", "/runs"].flatMap((path) => [path, `${path}/stream`, `${path}/wait`]);
+const RUNS = [
+  ...["/threads/:thread_id/runs", "/runs"].flatMap((path) => [path, `${path}/stream`, `${path}/wait`]),
+  "/threads/:thread_id/commands",
+];
 
 const METHODS: Record<string, readonly HTTPMethods[]> = {
   "/ok": ["GET"],
@@ -46,6 +50,8 @@ const METHODS: Record<string, readonly HTTPMethods[]> = {
   "/store/items": ["GET", "PUT", "DELETE"],
   "/store/items/search": ["POST"],
   "/store/namespaces": ["POST"],
+  "/threads/:thread_id/commands": ["POST"],
+  "/threads/:thread_id/stream/events": ["POST"],
 };
 
 /**
@@ -61,6 +67,7 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
     register: (app, context) => {
       const startedAt = new Date().toISOString();
       let runs: AgentRuns | undefined;
+      let protocol: ProtocolThreads | undefined;
       // The engine and its schemas load on the first request to the protocol.
       const routes = registerLazyRoutes(app, METHODS, async () => {
         const loaded = (await import("./langgraph-routes.js")).langGraphRoutes(app, context, {
@@ -69,11 +76,15 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
           ...(settings.records === undefined ? {} : { records: settings.records }),
         });
         runs = loaded.runs;
+        protocol = loaded.protocol;
         return loaded.table;
       });
+      // Protocol v2's event streams stay open while a client follows its thread: they end first.
+      app.addHook("preClose", async () => protocol?.close());
       app.addHook("onClose", async () => {
         // A first request may still be loading the engine: its runs end too.
         await routes.loaded()?.catch(() => undefined);
+        protocol?.close();
         await runs?.close();
       });
       // Messages in replies as the protocol writes them (`{ type, content, … }`), not LangChain's constructor form.

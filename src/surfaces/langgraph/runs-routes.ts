@@ -3,22 +3,12 @@ import { AgentNotFoundError } from "../../errors/catalogue.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
 import { RunEvents } from "../../runs/agent/run-events.js";
 import type { AgentRunRecord } from "../../store/agent-records.js";
-import { writeAgentSse } from "./agent-sse.js";
+import { clientGone, writeAgentSse } from "./agent-sse.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { parseRunCreate } from "./langgraph-schemas.js";
 
 type ThreadParams = { Params: { thread_id: string } };
 type RunParams = { Params: { thread_id: string; run_id: string } };
-
-/** A signal that fires when the client goes away, and the function that stops listening. */
-function clientGone(reply: FastifyReply): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const onClose = () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
-  };
-  reply.raw.on("close", onClose);
-  return { signal: controller.signal, dispose: () => reply.raw.off("close", onClose) };
-}
 
 /** Runs: create one (in the background, streamed, or waited on), on a thread or stateless; read, join, cancel and delete them. */
 export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void {

@@ -1,0 +1,121 @@
+import { protocolJson } from "./agent-graph.js";
+
+/** An event of LangGraph's streaming protocol (v2), as `streamEvents(…, { version: "v3" })` makes them. */
+export interface ProtocolEvent {
+  type: "event";
+  seq: number;
+  event_id: string;
+  method: string;
+  params: { namespace: string[]; timestamp: number; node?: string; data: unknown };
+}
+
+/** What a client follows on a thread: channels, namespaces (prefixes, with a depth below them) and where to start. */
+export interface ProtocolFilter {
+  channels: string[];
+  namespaces?: string[][];
+  depth?: number;
+  /** Only events after this `seq`. */
+  since?: number;
+}
+
+/** One logged event: the event (for filters) and its JSON, made once. */
+export interface LoggedProtocolEvent {
+  event: ProtocolEvent;
+  json: string;
+}
+
+type Matcher = (event: ProtocolEvent, filter: ProtocolFilter) => boolean;
+
+/**
+ * The protocol events of one thread, across its runs, numbered by `seq` from 1: what every
+ * `stream/events` connection of the thread replays (after its `since`) and then follows. Keeps
+ * the last `capacity` events; followers end when the log is closed.
+ */
+export class ProtocolLog {
+  readonly #events: LoggedProtocolEvent[] = [];
+  readonly #capacity: number;
+  #seq = 0;
+  #closed = false;
+  #wake: (() => void) | undefined;
+  #changed: Promise<void> | undefined;
+  /** Followers right now: a thread with any is not forgotten. */
+  followers = 0;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  /** The `seq` of the last event (0 before the first). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** Adds an event on `method` (`input` is written `input.requested`), numbered next. */
+  push(method: string, namespace: string[], data: unknown, node?: string): ProtocolEvent {
+    this.#seq += 1;
+    const event: ProtocolEvent = {
+      type: "event",
+      seq: this.#seq,
+      event_id: String(this.#seq),
+      method: method === "input" ? "input.requested" : method,
+      params: { namespace, timestamp: Date.now(), ...(node === undefined ? {} : { node }), data },
+    };
+    this.#events.push({ event, json: protocolJson(event) });
+    if (this.#events.length > this.#capacity) this.#events.splice(0, this.#events.length - this.#capacity);
+    this.#signal();
+    return event;
+  }
+
+  /** Ends every follower (the server is closing, or the thread was forgotten). */
+  close(): void {
+    this.#closed = true;
+    this.#signal();
+  }
+
+  #signal(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    this.#changed = undefined;
+    wake?.();
+  }
+
+  #next(): Promise<void> {
+    this.#changed ??= new Promise((resolve) => {
+      this.#wake = resolve;
+    });
+    return this.#changed;
+  }
+
+  /**
+   * The logged events that match `filter` (after its `since`), then each new one, until `signal`
+   * fires or the log is closed. A protocol stream has no end of its own: runs come and go on
+   * the thread while a client follows it.
+   */
+  async *follow(filter: ProtocolFilter, matches: Matcher, signal: AbortSignal): AsyncGenerator<LoggedProtocolEvent> {
+    let after = filter.since ?? 0;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = () => resolve();
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    this.followers += 1;
+    try {
+      for (;;) {
+        // The log is in `seq` order with no gaps: the next event is found by index (again after
+        // each yield, since the oldest events may have gone meanwhile).
+        const first = this.#events[0]?.event.seq ?? after + 1;
+        const logged = this.#events[Math.max(0, after + 1 - first)];
+        if (logged !== undefined) {
+          after = logged.event.seq;
+          if (matches(logged.event, filter)) yield logged;
+          continue;
+        }
+        if (this.#closed || signal.aborted) return;
+        await Promise.race([this.#next(), aborted]);
+      }
+    } finally {
+      this.followers -= 1;
+      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
+    }
+  }
+}

@@ -103,7 +103,7 @@ describe("protocol v2 over HTTP and SSE", () => {
     const output = (await values) as { messages: unknown[] };
     assert.equal(textOf(output.messages.at(-1)), "hello protocol two");
     assert.equal(thread.interrupted, false);
-    const state = (await thread.state.get({})) as { values: { messages: unknown[] }; checkpoint: { id: string } };
+    const state = (await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] }; checkpoint: { id: string } };
     assert.equal(state.values.messages.length, 2);
     assert.match(state.checkpoint.id, /^[0-9a-f-]{36}$/u);
     const { tree } = (await thread.agent.getTree({})) as {
@@ -147,7 +147,7 @@ describe("protocol v2 over HTTP and SSE", () => {
     await values;
     values = thread.values;
     await thread.run.start({ input: user("what is my name?") });
-    const state = (await thread.state.get({})) as { values: { messages: unknown[] } };
+    const state = (await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] } };
     assert.equal(state.values.messages.length, 4);
     assert.match(textOf(state.values.messages.at(-1)), /Ada/u);
     await thread.close();
@@ -163,10 +163,10 @@ describe("protocol v2 over HTTP and SSE", () => {
     assert.match(asked!.payload.question, /deploy the site/u);
     const interrupted = await events(thread.threadId, { channels: ["lifecycle", "input"] }, "interrupted");
     assert.equal(interrupted.find((event) => event.event === "input.requested")?.data.params.data.interrupt_id, asked!.interruptId);
-    await thread.input.respond({ interrupt_id: asked!.interruptId, response: "approve" });
+    await thread.input.respond({ namespace: [], interrupt_id: asked!.interruptId, response: "approve" });
     const after = await events(thread.threadId, { channels: ["lifecycle"], since: Number(interrupted.at(-1)!.id) }, "completed");
     assert.equal(after.at(-1)!.data.params.data.event, "completed");
-    const state = (await thread.state.get({})) as { values: { messages: unknown[] } };
+    const state = (await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] } };
     assert.match(textOf(state.values.messages.at(-1)), /^Approved: going ahead with deploy the site/u);
     // Nothing waits any more: a second answer is refused in the protocol's own terms.
     const again = await command(thread.threadId, {

@@ -189,6 +189,9 @@ export class ProtocolThreads {
           return success({});
         }
         case "state.get": {
+          if (Array.isArray(params.namespace) && params.namespace.length > 0) {
+            return error("not_supported", "state.get reads the thread's root graph here; a subgraph's state is part of its values.");
+          }
           const assistantId = session.assistantId ?? (await this.#assistantOfThread(scope, threadId));
           if (assistantId === undefined) return error("no_such_run", "This thread has no run yet: start one with run.start.");
           const state = await this.#state(scope, threadId, assistantId);

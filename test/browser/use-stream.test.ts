@@ -26,70 +26,76 @@ async function bundle(entry: string): Promise<string> {
   return `<!doctype html><html><head><meta charset="utf-8"><title>useStream</title></head><body><div id="root"></div><script type="module">${script.replaceAll("</script", "<\\/script")}</script></body></html>`;
 }
 
-describe("useStream from @langchain/langgraph-sdk/react in a real browser", { skip: chromium.skip }, () => {
-  let server: RunningServer;
-  let origin: string;
-  let browser: Browser;
-  let html: string;
+/** The same conversation through a page built with one `useStream` or the other. */
+function pageTests(title: string, entry: string, name: string): void {
+  describe(title, { skip: chromium.skip }, () => {
+    let server: RunningServer;
+    let origin: string;
+    let browser: Browser;
+    let html: string;
 
-  before(async () => {
-    [server, html] = await Promise.all([startCli([]), bundle("./use-stream/sdk-page.jsx")]);
-    origin = new URL(server.baseURL).origin;
-    browser = await launchChromium(chromium.executablePath);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+    before(async () => {
+      [server, html] = await Promise.all([startCli([]), bundle(entry)]);
+      origin = new URL(server.baseURL).origin;
+      browser = await launchChromium(chromium.executablePath);
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.stop();
+    });
 
-  /** A page on the server's origin (the browser serves it; the API calls go to chat-serve). */
-  async function open(assistant: string): Promise<{ page: Page; problems: PageProblems }> {
-    const page = await browser.newPage();
-    const problems = watchPage(page, origin);
-    await page.route(`${origin}/use-stream.html*`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: html }));
-    await page.goto(`${origin}/use-stream.html?assistant=${assistant}`);
-    await page.locator("#prompt").waitFor();
-    return { page, problems };
-  }
-
-  async function say(page: Page, text: string, answer: RegExp): Promise<void> {
-    await page.fill("#prompt", text);
-    await page.click("#send");
-    await page.locator("#messages li.ai", { hasText: answer }).waitFor({ timeout: 10_000 });
-    await page.locator("#status", { hasText: "idle" }).waitFor();
-  }
-
-  test("a streamed answer, and a second turn that remembers the first", async () => {
-    const { page, problems } = await open("memory");
-    try {
-      await say(page, "apples", /This is the start of our conversation/u);
-      await say(page, "pears", /Before that you said: "apples"/u);
-      assert.deepEqual(await page.locator("#messages li").allTextContents(), [
-        "apples",
-        'You said "apples". This is the start of our conversation.',
-        "pears",
-        'You said "pears". Before that you said: "apples".',
-      ]);
-      assert.deepEqual(problems, { requests: [], errors: [] });
-    } finally {
-      await screenshot(page, "use-stream-memory");
-      await page.close();
+    /** A page on the server's origin (the browser serves it; the API calls go to chat-serve). */
+    async function open(assistant: string): Promise<{ page: Page; problems: PageProblems }> {
+      const page = await browser.newPage();
+      const problems = watchPage(page, origin);
+      await page.route(`${origin}/use-stream.html*`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: html }));
+      await page.goto(`${origin}/use-stream.html?assistant=${assistant}`);
+      await page.locator("#prompt").waitFor();
+      return { page, problems };
     }
-  });
 
-  test("an interrupt shown on the page and answered from it", async () => {
-    const { page, problems } = await open("approval");
-    try {
-      await page.fill("#prompt", "deploy");
+    async function say(page: Page, text: string, answer: RegExp): Promise<void> {
+      await page.fill("#prompt", text);
       await page.click("#send");
-      await page.locator("#question", { hasText: "May I go ahead with: deploy?" }).waitFor({ timeout: 10_000 });
-      await page.click("#approve");
-      await page.locator("#messages li.ai", { hasText: "Approved: going ahead with deploy." }).waitFor({ timeout: 10_000 });
-      assert.equal(await page.locator("#interrupt").count(), 0, "the question is gone once answered");
-      assert.deepEqual(problems, { requests: [], errors: [] });
-    } finally {
-      await screenshot(page, "use-stream-approval");
-      await page.close();
+      await page.locator("#messages li.ai", { hasText: answer }).waitFor({ timeout: 10_000 });
+      await page.locator("#status", { hasText: "idle" }).waitFor();
     }
+
+    test("a streamed answer, and a second turn that remembers the first", async () => {
+      const { page, problems } = await open("memory");
+      try {
+        await say(page, "apples", /This is the start of our conversation/u);
+        await say(page, "pears", /Before that you said: "apples"/u);
+        assert.deepEqual(await page.locator("#messages li").allTextContents(), [
+          "apples",
+          'You said "apples". This is the start of our conversation.',
+          "pears",
+          'You said "pears". Before that you said: "apples".',
+        ]);
+        assert.deepEqual(problems, { requests: [], errors: [] });
+      } finally {
+        await screenshot(page, `${name}-memory`);
+        await page.close();
+      }
+    });
+
+    test("an interrupt shown on the page and answered from it", async () => {
+      const { page, problems } = await open("approval");
+      try {
+        await page.fill("#prompt", "deploy");
+        await page.click("#send");
+        await page.locator("#question", { hasText: "May I go ahead with: deploy?" }).waitFor({ timeout: 10_000 });
+        await page.click("#approve");
+        await page.locator("#messages li.ai", { hasText: "Approved: going ahead with deploy." }).waitFor({ timeout: 10_000 });
+        assert.equal(await page.locator("#interrupt").count(), 0, "the question is gone once answered");
+        assert.deepEqual(problems, { requests: [], errors: [] });
+      } finally {
+        await screenshot(page, `${name}-approval`);
+        await page.close();
+      }
+    });
   });
-});
+}
+
+pageTests("useStream from @langchain/langgraph-sdk/react in a real browser", "./use-stream/sdk-page.jsx", "use-stream");
+pageTests("useStream from @langchain/react (protocol v2) in a real browser", "./use-stream/react-page.jsx", "react-use-stream");

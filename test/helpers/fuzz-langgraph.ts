@@ -123,6 +123,23 @@ export function langgraphFuzzCase(random: Random, threads: readonly string[]): L
     ["POST", "/store/namespaces", () => ({ prefix: random.pick(STORE_NAMESPACES), max_depth: random.pick([1, 0, "2"]) })],
     ["GET", `/store/items?namespace=${encoded(randomString(random))}&key=${encoded(randomString(random))}`, () => undefined],
     ["DELETE", "/store/items", () => ({ namespace: random.pick(STORE_NAMESPACES), key: randomValue(random) })],
+    // Protocol v2's commands (its event stream never ends by itself: it is not fuzzed through inject).
+    [
+      "POST",
+      `/threads/${thread}/commands`,
+      () => ({
+        id: random.pick([1, 0, -1, 2.5, "1", undefined]),
+        method: random.pick(["run.start", "input.respond", "state.get", "agent.getTree", "subscription.subscribe", "nope", "", 3]),
+        params: random.pick([
+          runBody(random),
+          { interrupt_id: randomString(random), response: randomValue(random) },
+          { responses: randomValue(random) },
+          { keys: randomValue(random), namespace: random.pick([[], ["a"], "x"]) },
+          randomValue(random),
+          undefined,
+        ]),
+      }),
+    ],
   ];
   const [method, url, body] = random.pick(routes);
   const value = body();

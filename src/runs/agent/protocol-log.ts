@@ -1,3 +1,4 @@
+import { Wakeup } from "../../util/wakeup.js";
 import { protocolJson } from "./agent-graph.js";
 
 /** An event of LangGraph's streaming protocol (v2), as `streamEvents(…, { version: "v3" })` makes them. */
@@ -36,8 +37,7 @@ export class ProtocolLog {
   readonly #capacity: number;
   #seq = 0;
   #closed = false;
-  #wake: (() => void) | undefined;
-  #changed: Promise<void> | undefined;
+  readonly #wakeup = new Wakeup();
   /** Followers right now: a thread with any is not forgotten. */
   followers = 0;
 
@@ -62,28 +62,14 @@ export class ProtocolLog {
     };
     this.#events.push({ event, json: protocolJson(event) });
     if (this.#events.length > this.#capacity) this.#events.splice(0, this.#events.length - this.#capacity);
-    this.#signal();
+    this.#wakeup.signal();
     return event;
   }
 
   /** Ends every follower (the server is closing, or the thread was forgotten). */
   close(): void {
     this.#closed = true;
-    this.#signal();
-  }
-
-  #signal(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    this.#changed = undefined;
-    wake?.();
-  }
-
-  #next(): Promise<void> {
-    this.#changed ??= new Promise((resolve) => {
-      this.#wake = resolve;
-    });
-    return this.#changed;
+    this.#wakeup.signal();
   }
 
   /**
@@ -111,7 +97,7 @@ export class ProtocolLog {
           continue;
         }
         if (this.#closed || signal.aborted) return;
-        await Promise.race([this.#next(), aborted]);
+        await Promise.race([this.#wakeup.next(), aborted]);
       }
     } finally {
       this.followers -= 1;

@@ -1,3 +1,4 @@
+import { Wakeup } from "../../util/wakeup.js";
 import { protocolJson } from "./agent-graph.js";
 
 /** One event of a run as it goes on the wire: its id (its place, from 0), SSE name and data JSON. */
@@ -15,38 +16,23 @@ export interface LoggedEvent {
 export class RunEvents {
   readonly #events: LoggedEvent[] = [];
   #finished = false;
-  #wake: (() => void) | undefined;
-  #changed: Promise<void> | undefined;
+  readonly #wakeup = new Wakeup();
 
   /** Adds an event; its data is serialized now, as it is at this step. */
   push(event: string, data: unknown): void {
     if (this.#finished) return;
     this.#events.push({ id: this.#events.length, event, json: protocolJson(data) ?? "null" });
-    this.#signal();
+    this.#wakeup.signal();
   }
 
   /** No event follows: followers end after the last one. */
   finish(): void {
     this.#finished = true;
-    this.#signal();
+    this.#wakeup.signal();
   }
 
   get finished(): boolean {
     return this.#finished;
-  }
-
-  #signal(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    this.#changed = undefined;
-    wake?.();
-  }
-
-  #next(): Promise<void> {
-    this.#changed ??= new Promise((resolve) => {
-      this.#wake = resolve;
-    });
-    return this.#changed;
   }
 
   /**
@@ -70,7 +56,7 @@ export class RunEvents {
           next += 1;
         }
         if (this.#finished || signal?.aborted === true) return;
-        await (aborted === undefined ? this.#next() : Promise.race([this.#next(), aborted]));
+        await (aborted === undefined ? this.#wakeup.next() : Promise.race([this.#wakeup.next(), aborted]));
       }
     } finally {
       if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);

@@ -58,8 +58,8 @@ export class RouteTable {
   }
 
   /** Every `METHOD path` the table answers. */
-  keys(): string[] {
-    return [...this.#handlers.keys()];
+  keys(): IterableIterator<string> {
+    return this.#handlers.keys();
   }
 }
 
@@ -78,9 +78,10 @@ export function registerLazyRoutes(
   let loading: Promise<RouteTable> | undefined;
   const table = () => {
     loading ??= load().then((routes) => {
-      const declared = Object.entries(methods).flatMap(([url, verbs]) => verbs.map((method) => `${method} ${url}`));
-      const missing = declared.filter((key) => !routes.keys().includes(key));
-      const undeclared = routes.keys().filter((key) => !declared.includes(key));
+      const declared = new Set(Object.entries(methods).flatMap(([url, verbs]) => verbs.map((method) => `${method} ${url}`)));
+      const answered = new Set(routes.keys());
+      const missing = [...declared].filter((key) => !answered.has(key));
+      const undeclared = [...answered].filter((key) => !declared.has(key));
       if (missing.length > 0 || undeclared.length > 0) {
         throw new Error(
           `the route table and the handlers differ: missing ${missing.join(", ") || "none"}; undeclared ${undeclared.join(", ") || "none"}`,
@@ -92,10 +93,15 @@ export function registerLazyRoutes(
   };
   for (const [url, verbs] of Object.entries(methods)) {
     for (const method of verbs) {
+      // Looked up once: after the first request, a route costs what a route registered directly does.
+      let handler: AnyHandler | undefined;
       app.route({
         method,
         url,
-        handler: async (request, reply) => (await table()).handler(method, url)!(request, reply),
+        handler: async (request, reply) => {
+          handler ??= (await table()).handler(method, url);
+          return (handler as AnyHandler)(request, reply);
+        },
       });
     }
   }

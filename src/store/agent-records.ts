@@ -6,7 +6,9 @@ export type AgentThreadStatus = "idle" | "busy" | "interrupted" | "error";
 /** A run's status as the LangGraph Agent Protocol has it. */
 export type AgentRunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
 
-export type MultitaskStrategy = "reject" | "enqueue" | "interrupt" | "rollback";
+/** What a run does to a thread that is already running one. */
+export const MULTITASK_STRATEGIES = ["reject", "enqueue", "interrupt", "rollback"] as const;
+export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
 
 /** A thread of the Agent Protocol surface: who owns it and what the protocol says of it; its state is in the checkpointer. */
 export interface AgentThreadRecord {

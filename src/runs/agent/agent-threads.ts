@@ -54,9 +54,14 @@ export class AgentThreads {
     return withDeadline(what, this.backendTimeoutMs, operation());
   }
 
+  /** A thread of this scope, if there is one. */
+  find(scope: string, threadId: string): Promise<AgentThreadRecord | undefined> {
+    return this.#backend("the thread records", () => this.records.getThread(scope, threadId));
+  }
+
   /** A thread of this scope, or 404. */
   async record(scope: string, threadId: string): Promise<AgentThreadRecord> {
-    const record = await this.#backend("the thread records", () => this.records.getThread(scope, threadId));
+    const record = await this.find(scope, threadId);
     if (record === undefined) throw new AgentNotFoundError("thread", threadId);
     return record;
   }
@@ -67,7 +72,8 @@ export class AgentThreads {
     return (await this.runs.graphOf(record.graph_id)).graph;
   }
 
-  async #snapshot(record: AgentThreadRecord, checkpoint?: Record<string, unknown>, subgraphs = false): Promise<StateSnapshot | undefined> {
+  /** The thread's state (at a checkpoint when one is given); undefined while no graph is known for it. */
+  async snapshot(record: AgentThreadRecord, checkpoint?: Record<string, unknown>, subgraphs = false): Promise<StateSnapshot | undefined> {
     const graph = await this.graphOf(record);
     if (graph === undefined) return undefined;
     const config = { configurable: { ...checkpoint, thread_id: checkpointThreadId(record.scope, record.thread_id) } };
@@ -76,7 +82,7 @@ export class AgentThreads {
 
   /** The protocol's `Thread`: the record with the state's values and interrupts. */
   async json(record: AgentThreadRecord): Promise<Record<string, unknown>> {
-    const snapshot = await this.#snapshot(record);
+    const snapshot = await this.snapshot(record);
     return {
       thread_id: record.thread_id,
       created_at: record.created_at,
@@ -141,7 +147,7 @@ export class AgentThreads {
       if (filter.ids != null && !filter.ids.includes(record.thread_id)) continue;
       if (filter.status != null && record.status !== filter.status) continue;
       if (filter.metadata != null && !contains(record.metadata, filter.metadata)) continue;
-      if (filter.values != null && !contains((await this.#snapshot(record))?.values, filter.values)) continue;
+      if (filter.values != null && !contains((await this.snapshot(record))?.values, filter.values)) continue;
       matching.push(record);
     }
     return matching;
@@ -184,7 +190,7 @@ export class AgentThreads {
   /** The thread's state (at a checkpoint when one is given). */
   async state(scope: string, threadId: string, checkpoint?: Record<string, unknown>, subgraphs = false): Promise<Record<string, unknown>> {
     const record = await this.record(scope, threadId);
-    const snapshot = await this.#snapshot(record, checkpoint, subgraphs);
+    const snapshot = await this.snapshot(record, checkpoint, subgraphs);
     if (snapshot === undefined) return emptyState(threadId);
     // A checkpoint that does not exist reads as an empty state with no time of its own.
     if (checkpoint?.checkpoint_id !== undefined && snapshot.createdAt === undefined) {

@@ -30,7 +30,8 @@ type Matcher = (event: ProtocolEvent, filter: ProtocolFilter) => boolean;
 /**
  * The protocol events of one thread, across its runs, numbered by `seq` from 1: what every
  * `stream/events` connection of the thread replays (after its `since`) and then follows. Keeps
- * the last `capacity` events; followers end when the log is closed.
+ * at least the last `capacity` events (a tenth more before the oldest go); followers end when
+ * the log is closed.
  */
 export class ProtocolLog {
   readonly #events: LoggedProtocolEvent[] = [];
@@ -61,7 +62,8 @@ export class ProtocolLog {
       params: { namespace, timestamp: Date.now(), ...(node === undefined ? {} : { node }), data },
     };
     this.#events.push({ event, json: protocolJson(event) });
-    if (this.#events.length > this.#capacity) this.#events.splice(0, this.#events.length - this.#capacity);
+    // The oldest go a tenth of the capacity at a time, not one per event.
+    if (this.#events.length > this.#capacity + Math.ceil(this.#capacity / 10)) this.#events.splice(0, this.#events.length - this.#capacity);
     this.#wakeup.signal();
     return event;
   }

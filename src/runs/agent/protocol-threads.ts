@@ -1,9 +1,8 @@
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
-import type { AgentRecords } from "../../store/agent-records.js";
-import { withDeadline } from "../../util/deadline.js";
+import { MULTITASK_STRATEGIES, type MultitaskStrategy } from "../../store/agent-records.js";
+import { interruptsOf } from "./agent-graph.js";
 import type { AgentRunRequest } from "./agent-run-config.js";
-import { checkpointThreadId } from "./agent-run-config.js";
-import type { AgentRuns } from "./agent-runs.js";
+import type { AgentThreads } from "./agent-threads.js";
 import { type LoggedProtocolEvent, type ProtocolEvent, type ProtocolFilter, ProtocolLog } from "./protocol-log.js";
 
 /** A command of protocol v2, as `POST /threads/{id}/commands` takes it. */
@@ -59,7 +58,10 @@ function inputRequests(value: unknown): { interrupt_id: string; payload: unknown
   );
 }
 
-const MULTITASK = new Set(["reject", "enqueue", "interrupt", "rollback"]);
+const isStrategy = (value: unknown): value is MultitaskStrategy => MULTITASK_STRATEGIES.includes(value as MultitaskStrategy);
+
+/** A namespace's key in a session's agent tree. */
+const keyOf = (namespace: readonly string[]) => JSON.stringify(namespace);
 
 /**
  * LangGraph's streaming protocol v2 (`@langchain/react`'s `useStream`, the SDK's
@@ -71,18 +73,15 @@ const MULTITASK = new Set(["reject", "enqueue", "interrupt", "rollback"]);
 export class ProtocolThreads {
   readonly #sessions = new Map<string, ThreadSession>();
   readonly #options: {
-    runs: AgentRuns;
-    records: AgentRecords;
-    backendTimeoutMs: number;
+    threads: AgentThreads;
     maxThreads: number;
     eventsPerThread: number;
     matches: (event: ProtocolEvent, filter: ProtocolFilter) => boolean;
   };
 
   constructor(options: {
-    runs: AgentRuns;
-    records: AgentRecords;
-    backendTimeoutMs: number;
+    /** The threads' records and state. */
+    threads: AgentThreads;
     /** How a filter matches an event (LangGraph's own `matchesSubscription`). */
     matches: (event: ProtocolEvent, filter: ProtocolFilter) => boolean;
     maxThreads?: number;
@@ -146,7 +145,7 @@ export class ProtocolThreads {
             return error("invalid_argument", `Thread ${threadId} runs assistant ${session.assistantId}; it cannot run ${assistantId}.`);
           }
           // Input on a thread that waits on an interrupt answers it, as LangGraph's server does.
-          const resume = params.input != null && (await this.#pendingInterrupts(scope, threadId, assistantId)).length > 0;
+          const resume = params.input != null && (await this.#pendingInterrupts(scope, threadId)).length > 0;
           const run = await this.#start(session, assistantId, start, {
             ...(resume ? { command: { resume: params.input } } : params.input === undefined ? {} : { input: params.input }),
             config: params.config,
@@ -170,9 +169,9 @@ export class ProtocolThreads {
           } else {
             return error("invalid_argument", "input.respond needs an interrupt_id (or responses).");
           }
-          const assistantId = session.assistantId ?? (await this.#assistantOfThread(scope, threadId));
+          const assistantId = session.assistantId ?? (await this.#options.threads.find(scope, threadId))?.graph_id;
           if (assistantId === undefined) return error("no_such_run", "This thread has no run yet: start one with run.start.");
-          const pending = await this.#pendingInterrupts(scope, threadId, assistantId);
+          const pending = await this.#pendingInterrupts(scope, threadId);
           if (pending.length === 0)
             return error("no_such_run", `Thread ${threadId} is not waiting on an interrupt: there is nothing to answer.`);
           const unknown = Object.keys(answers).find((id) => !pending.includes(id));
@@ -192,9 +191,9 @@ export class ProtocolThreads {
           if (Array.isArray(params.namespace) && params.namespace.length > 0) {
             return error("not_supported", "state.get reads the thread's root graph here; a subgraph's state is part of its values.");
           }
-          const assistantId = session.assistantId ?? (await this.#assistantOfThread(scope, threadId));
-          if (assistantId === undefined) return error("no_such_run", "This thread has no run yet: start one with run.start.");
-          const state = await this.#state(scope, threadId, assistantId);
+          const record = await this.#options.threads.find(scope, threadId);
+          const state = record === undefined ? undefined : await this.#options.threads.snapshot(record);
+          if (state === undefined) return error("no_such_run", "This thread has no run yet: start one with run.start.");
           const keys =
             Array.isArray(params.keys) && params.keys.every((key) => typeof key === "string") ? (params.keys as string[]) : undefined;
           const values =
@@ -237,8 +236,7 @@ export class ProtocolThreads {
     params: { input?: unknown; command?: AgentRunRequest["command"]; config: unknown; metadata: unknown; multitaskStrategy?: unknown },
   ): Promise<{ run_id: string }> {
     const config = isRecord(params.config) ? params.config : {};
-    const strategy =
-      typeof params.multitaskStrategy === "string" && MULTITASK.has(params.multitaskStrategy) ? params.multitaskStrategy : "enqueue";
+    const strategy = isStrategy(params.multitaskStrategy) ? params.multitaskStrategy : "enqueue";
     const graphName = assistantId;
     const request: AgentRunRequest = {
       assistantId,
@@ -248,7 +246,7 @@ export class ProtocolThreads {
       subgraphs: true,
       config: config as AgentRunRequest["config"],
       metadata: isRecord(params.metadata) ? params.metadata : {},
-      multitaskStrategy: strategy as AgentRunRequest["multitaskStrategy"],
+      multitaskStrategy: strategy,
       ifNotExists: "create",
       onCompletion: "keep",
     };
@@ -275,7 +273,7 @@ export class ProtocolThreads {
       if (opened) return;
       opened = true;
       session.announced.clear();
-      session.namespaces.set("", { namespace: [], status: "running", graphName });
+      session.namespaces.set(keyOf([]), { namespace: [], status: "running", graphName });
       log.push("lifecycle", [], { event: "running", graph_name: graphName });
     };
     const announce = (namespace: string[], value: unknown) => {
@@ -285,18 +283,18 @@ export class ProtocolThreads {
         log.push("input", namespace, request);
       }
     };
-    const track = (namespace: string[], status?: string, name?: string) => {
+    // The agent tree: every namespace an event names, each prefix first; a lifecycle event sets its status.
+    const track = (namespace: string[], lifecycle?: Record<string, unknown>) => {
       for (let length = 1; length <= namespace.length; length += 1) {
         const part = namespace.slice(0, length);
-        const key = JSON.stringify(part);
-        const known = session.namespaces.get(key);
-        if (known !== undefined && (length < namespace.length || status === undefined)) continue;
-        session.namespaces.set(key, {
-          namespace: part,
-          status: length === namespace.length ? (status ?? known?.status ?? "started") : (known?.status ?? "started"),
-          graphName: (length === namespace.length ? name : undefined) ?? known?.graphName ?? (part.at(-1) ?? "").split(":")[0] ?? "",
-        });
+        if (!session.namespaces.has(keyOf(part))) {
+          session.namespaces.set(keyOf(part), { namespace: part, status: "started", graphName: (part.at(-1) ?? "").split(":")[0] ?? "" });
+        }
       }
+      const known = session.namespaces.get(keyOf(namespace));
+      if (lifecycle === undefined || known === undefined) return;
+      known.status = String(lifecycle.event);
+      if (typeof lifecycle.graph_name === "string") known.graphName = lifecycle.graph_name;
     };
     const sink: ProtocolSink = {
       event: ({ method, params }) => {
@@ -306,8 +304,7 @@ export class ProtocolThreads {
           case "lifecycle": {
             // The root's lifecycle is the session's: it knows the run's status and the thread's interrupts.
             if (namespace.length === 0) return;
-            const lifecycle = isRecord(data) ? data : {};
-            track(namespace, String(lifecycle.event), typeof lifecycle.graph_name === "string" ? lifecycle.graph_name : undefined);
+            track(namespace, isRecord(data) ? data : {});
             log.push("lifecycle", namespace, data);
             return;
           }
@@ -345,7 +342,7 @@ export class ProtocolThreads {
             : status === "interrupted" || interrupted || session.announced.size > 0
               ? "interrupted"
               : "completed";
-        session.namespaces.set("", { namespace: [], status: event, graphName });
+        session.namespaces.set(keyOf([]), { namespace: [], status: event, graphName });
         log.push("lifecycle", [], { event, graph_name: graphName, ...(failure === null ? {} : { error: failure }) });
       },
     };
@@ -353,7 +350,7 @@ export class ProtocolThreads {
   }
 
   #tree(session: ThreadSession, namespace: string[]): Record<string, unknown> {
-    const known = session.namespaces.get(namespace.length === 0 ? "" : JSON.stringify(namespace));
+    const known = session.namespaces.get(keyOf(namespace));
     const children = [...session.namespaces.values()]
       .filter(
         (candidate) =>
@@ -369,27 +366,14 @@ export class ProtocolThreads {
     };
   }
 
-  async #assistantOfThread(scope: string, threadId: string): Promise<string | undefined> {
-    const thread = await withDeadline(
-      "the thread records",
-      this.#options.backendTimeoutMs,
-      this.#options.records.getThread(scope, threadId),
-    );
-    return thread?.graph_id;
-  }
-
-  async #state(scope: string, threadId: string, assistantId: string) {
-    const { graph } = await this.#options.runs.graphOf(assistantId);
-    return withDeadline(
-      "the checkpointer",
-      this.#options.backendTimeoutMs,
-      graph.getState({ configurable: { thread_id: checkpointThreadId(scope, threadId) } }),
-    );
-  }
-
-  /** The ids of the interrupts the thread waits on (none for a thread without checkpoints). */
-  async #pendingInterrupts(scope: string, threadId: string, assistantId: string): Promise<string[]> {
-    const state = await this.#state(scope, threadId, assistantId);
-    return (state.tasks ?? []).flatMap((task) => inputRequests(task.interrupts ?? []).map((request) => request.interrupt_id));
+  /**
+   * The ids of the interrupts the thread waits on. Only a thread whose record says it is
+   * interrupted is read from the checkpointer: a new or idle one waits on nothing.
+   */
+  async #pendingInterrupts(scope: string, threadId: string): Promise<string[]> {
+    const record = await this.#options.threads.find(scope, threadId);
+    if (record?.status !== "interrupted") return [];
+    const state = await this.#options.threads.snapshot(record);
+    return inputRequests(Object.values(interruptsOf(state)).flat()).map((request) => request.interrupt_id);
   }
 }

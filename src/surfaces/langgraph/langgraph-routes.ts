@@ -83,12 +83,13 @@ export function langGraphRoutes(
         .catch(() => {});
     };
   }
+  const threads = new AgentThreads(registry, records, runs, context.backendTimeoutMs);
   const routes: LangGraphRoutes = {
     registry,
     records,
     runs,
-    threads: new AgentThreads(registry, records, runs, context.backendTimeoutMs),
-    protocol: new ProtocolThreads({ runs, records, backendTimeoutMs: context.backendTimeoutMs, matches: matchesFilter }),
+    threads,
+    protocol: new ProtocolThreads({ threads, matches: matchesFilter }),
     scopeOf: (request) => requestScope(request, context.checkpointScope),
     modelOf: (request, assistantId) => {
       const model = modelOfAssistant(registry, assistantId);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
 import type { AgentRunRequest } from "../../runs/agent/agent-run-config.js";
 import { AGENT_STREAM_MODES } from "../../runs/agent/agent-stream.js";
+import { MULTITASK_STRATEGIES } from "../../store/agent-records.js";
 import { issuePath } from "../../util/describe-issue.js";
 
 // The bodies of the LangGraph Agent Protocol, as `@langchain/langgraph-sdk` sends them. Fields
@@ -37,7 +38,7 @@ const runCreate = z.object({
   checkpoint_id: z.string().nullish(),
   interrupt_before: nodes.nullish(),
   interrupt_after: nodes.nullish(),
-  multitask_strategy: z.enum(["reject", "enqueue", "interrupt", "rollback"]).nullish(),
+  multitask_strategy: z.enum(MULTITASK_STRATEGIES).nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   on_completion: z.enum(["delete", "keep"]).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),

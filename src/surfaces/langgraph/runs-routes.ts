@@ -3,6 +3,7 @@ import { AgentNotFoundError } from "../../errors/catalogue.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
 import { RunEvents } from "../../runs/agent/run-events.js";
 import type { AgentRunRecord } from "../../store/agent-records.js";
+import { withDeadline } from "../../util/deadline.js";
 import { clientGone, writeAgentSse } from "./agent-sse.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { parseRunCreate } from "./langgraph-schemas.js";
@@ -13,6 +14,7 @@ type RunParams = { Params: { thread_id: string; run_id: string } };
 /** Runs: create one (in the background, streamed, or waited on), on a thread or stateless; read, join, cancel and delete them. */
 export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void {
   const { runs, records } = routes;
+  const backend = <T>(operation: Promise<T>) => withDeadline("the thread records", routes.backendTimeoutMs, operation);
 
   async function create(request: FastifyRequest, reply: FastifyReply, threadId: string | undefined) {
     const parsed = parseRunCreate(request.body);
@@ -96,7 +98,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
       await routes.threads.record(scope, request.params.thread_id);
       const limit = Math.max(1, Number(request.query.limit ?? 10) || 10);
       const offset = Math.max(0, Number(request.query.offset ?? 0) || 0);
-      const all = await records.listRuns(scope, request.params.thread_id);
+      const all = await backend(records.listRuns(scope, request.params.thread_id));
       const status = request.query.status;
       return all
         .filter((run) => status === undefined || run.status === status)
@@ -107,7 +109,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
 
   async function known(request: FastifyRequest<RunParams>): Promise<AgentRunRecord> {
     const scope = await routes.scopeOf(request);
-    const run = await records.getRun(scope, request.params.run_id);
+    const run = await backend(records.getRun(scope, request.params.run_id));
     if (run === undefined || run.thread_id !== request.params.thread_id) throw new AgentNotFoundError("run", request.params.run_id);
     return run;
   }
@@ -119,7 +121,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     if (run.status === "pending" || run.status === "running") {
       await runs.cancel(run.scope, run.thread_id, run.run_id, { wait: true, action: "interrupt" });
     }
-    await records.deleteRun(run.scope, run.run_id);
+    await backend(records.deleteRun(run.scope, run.run_id));
     return reply.status(204).send();
   });
 
@@ -138,7 +140,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     }
     // Joined: the thread's values as the run left them.
     const thread = await routes.threads.record(run.scope, run.thread_id);
-    return (await routes.threads.json(thread)).values;
+    return (await routes.threads.snapshot(thread))?.values ?? {};
   });
 
   on.get<RunParams & { Querystring: { cancel_on_disconnect?: string } }>(

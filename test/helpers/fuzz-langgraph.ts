@@ -2,6 +2,8 @@
 // (wrong types, prototype keys, odd stream modes, commands with input, namespaces with empty
 // or odd labels), on real and made-up thread and run ids, with broken JSON now and then.
 
+import { AGENT_STREAM_MODES } from "../../src/runs/agent/agent-stream.js";
+import { MULTITASK_STRATEGIES } from "../../src/store/agent-records.js";
 import { type Random, randomString, randomValue } from "./fuzz-bodies.js";
 
 export interface LangGraphFuzzCase {
@@ -12,21 +14,7 @@ export interface LangGraphFuzzCase {
 }
 
 const ASSISTANTS = ["echo", "counter", "research", "missing", "", "__proto__", "046b5dc7-2108-582c-9c6c-31d556d138f0"];
-const MODES = [
-  "values",
-  "updates",
-  "messages",
-  "messages-tuple",
-  "custom",
-  "events",
-  "debug",
-  "tasks",
-  "checkpoints",
-  "tools",
-  "everything",
-  "",
-  7,
-];
+const MODES = [...AGENT_STREAM_MODES, "everything", "", 7];
 const IDS = ["", "%ZZ", "__proto__", "constructor", "00000000-0000-0000-0000-000000000000", "a/b", "x".repeat(300), "😀"];
 
 function runBody(random: Random): Record<string, unknown> {
@@ -42,7 +30,7 @@ function runBody(random: Random): Record<string, unknown> {
     ]);
   if (random.chance(0.5)) body.stream_mode = random.chance(0.5) ? random.pick(MODES) : [random.pick(MODES), random.pick(MODES)];
   if (random.chance(0.2)) body.stream_subgraphs = random.chance(0.8) ? random.chance(0.5) : randomValue(random);
-  if (random.chance(0.2)) body.multitask_strategy = random.pick(["reject", "enqueue", "interrupt", "rollback", "other"]);
+  if (random.chance(0.2)) body.multitask_strategy = random.pick([...MULTITASK_STRATEGIES, "other"]);
   if (random.chance(0.2)) body.if_not_exists = random.pick(["create", "reject", 1]);
   if (random.chance(0.2))
     body.config = random.pick([

@@ -13,6 +13,7 @@ import { registerReadiness } from "../http/health.js";
 import { createHostApp, type HttpTimeouts, registerRootPointers, registerScrapeRoute } from "../http/host-app.js";
 import { type LimitSettings, RunLimits } from "../http/limits.js";
 import type { MetricsSettings, ServerMetrics } from "../http/metrics.js";
+import { MethodIndex } from "../http/method-index.js";
 import { chatServePlugin } from "../http/plugin.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import type { Surface } from "../http/surface.js";
@@ -226,12 +227,15 @@ export class ChatServe {
       version: packageVersion,
     });
     this.#surfaces = surfaces;
-    if (this.#ownsApp)
+    // On an app chat-serve created, its not-found handler answers the wrong methods of root mounts.
+    const hostMethods = this.#ownsApp ? new MethodIndex() : undefined;
+    if (hostMethods !== undefined)
       registerRootPointers(
         this.app,
         prefix,
         surfaces.flatMap((surface) => surface.pointers ?? []),
         surfaces.flatMap((surface) => Object.keys(surface.methods ?? {})),
+        hostMethods,
       );
     const webhooks =
       this.#options.webhooks === undefined || this.#options.webhooks.length === 0
@@ -287,6 +291,7 @@ export class ChatServe {
       profile: "strict" as const,
       answerTasks: true,
       readinessChecks,
+      hostMethods,
       onInstance: (instance: FastifyInstance) => {
         this.#openaiApp = instance;
       },

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import { InvalidApiKeyError, UnknownUrlError } from "../errors/catalogue.js";
+import { InvalidApiKeyError, MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
 import { escapeHtml } from "../util/escape-html.js";
 import { bearerToken, secretDigest } from "./auth.js";
 import { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./framework-errors.js";
 import type { MetricsSettings } from "./metrics.js";
+import type { MethodIndex } from "./method-index.js";
 import { sendServeError } from "./plugin.js";
 import { requestIdOf, resolveRequestId } from "./request-id.js";
 import { lazySchemaController } from "./schema-compilers.js";
@@ -25,6 +26,8 @@ export function registerRootPointers(
   pointers: readonly SurfacePointer[],
   /** The surfaces' paths (`/chat/completions`, `/responses/:id`): a client may ask for one without the prefix. */
   apiPaths: readonly string[],
+  /** The paths mounted at the root, for a 405 on a wrong method (see `hostMethods`). */
+  methods: MethodIndex,
 ): void {
   // Each path up to its first parameter: `/responses/:id` is under `/responses`.
   const stems = [...new Set(apiPaths.map((path) => path.split(/\/[:*]/u)[0]!).filter((stem) => stem !== ""))];
@@ -61,8 +64,13 @@ ${urls
     }
     return { object: "chat-serve", message, ...links };
   });
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
+    const refused = await methods.refused(request.method, request.url);
+    if (refused !== undefined) {
+      const error = new MethodNotAllowedError(request.method, path, refused.allow);
+      return sendServeError(reply.header("x-request-id", request.id), error, refused.render);
+    }
     const hint = isApiPath(path)
       ? `Did you mean ${prefix}${path}? Point the client's base URL at ${prefix} (for example http://host:port${prefix}).`
       : `The API is under ${prefix || "/"}.`;

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, HTTPMethods } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import secureJson from "secure-json-parse";
 import type { BackgroundRuns } from "../background/background-runs.js";
 import {
@@ -20,6 +20,7 @@ import { registerErrorShape } from "./framework-errors.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./health.js";
 import type { RunLimits } from "./limits.js";
 import type { ServerMetrics } from "./metrics.js";
+import { ANSWERED_METHODS, allowedMethods, MethodIndex } from "./method-index.js";
 import { resolveRequestId } from "./request-id.js";
 import type { CheckpointScope, ClientProfile } from "./run-request.js";
 import type { Surface } from "./surface.js";
@@ -76,6 +77,11 @@ export interface ChatServePluginOptions {
   requestLog: boolean;
   /** Receives the encapsulated instance, exposed as `ChatServe.openaiApp`. */
   onInstance: (instance: FastifyInstance) => void;
+  /**
+   * The host app's index of known paths, when chat-serve created the host app: a mount at the
+   * root leaves its wrong methods to the host's not-found handler instead of 405 routes.
+   */
+  hostMethods?: MethodIndex;
 }
 
 /**
@@ -139,12 +145,17 @@ export function sendServeError(
   return reply.status(serveError.status).send(render(serveError));
 }
 
-// The methods a wrong-method request may use; OPTIONS is left to CORS preflight handlers.
-const ANSWERED_METHODS: readonly HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+/** What a request no route took gets: 405 with the path's methods when the path is known, else 404. */
+export async function unknownUrl(request: FastifyRequest, methods: MethodIndex | undefined): Promise<ServeError> {
+  const refused = await methods?.refused(request.method, request.url);
+  return refused === undefined
+    ? new UnknownUrlError(request.method, request.url)
+    : new MethodNotAllowedError(request.method, request.url.split("?")[0] ?? request.url, refused.allow);
+}
 
-/** Answers every other method on a known path with 405 and an `Allow` header. */
+/** Answers every other method on a known path with 405 and an `Allow` header, as routes (a root mount on a host app chat-serve did not create). */
 function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly HTTPMethods[]): void {
-  const allow = allowed.includes("GET") ? [...allowed, "HEAD"] : [...allowed];
+  const allow = allowedMethods(allowed);
   const method = ANSWERED_METHODS.filter((candidate) => !allow.includes(candidate));
   app.route({
     method,
@@ -277,15 +288,19 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     }
     return sendServeError(reply, serveError, render);
   });
-  // At the root, unknown URLs are the host app's to answer.
-  if (options.prefix !== "")
-    app.setNotFoundHandler((request, reply) => sendServeError(reply, new UnknownUrlError(request.method, request.url), render));
+  // A wrong method on a known path is 405, answered where unknown URLs are: by this mount's
+  // not-found handler under a prefix, by the host app's at the root (405 routes only on a host
+  // app someone else created).
+  const methods = options.prefix !== "" ? new MethodIndex() : options.hostMethods;
+  for (const surface of options.probes === false ? options.surfaces : described) {
+    if (surface.methods === undefined) continue;
+    if (methods !== undefined) methods.add(options.prefix, surface.methods, render);
+    else for (const [path, allowed] of Object.entries(surface.methods)) refuseOtherMethods(app, path, allowed);
+  }
+  if (options.prefix !== "") app.setNotFoundHandler(async (request, reply) => sendServeError(reply, await unknownUrl(request, methods), render));
 
   await options.limits?.register(app);
   // Every surface on this instance: hooks, error handler and the content-type parsers above apply to all.
   for (const surface of options.surfaces) await surface.register(app, options);
   if (options.probes !== false) registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs, options.isDraining);
-  for (const { methods } of options.probes === false ? options.surfaces : described) {
-    for (const [path, allowed] of Object.entries(methods ?? {})) refuseOtherMethods(app, path, allowed);
-  }
 }

@@ -212,8 +212,12 @@ describe("protocol v2: bad input", () => {
     });
     assert.equal(badChannel.status, 422);
     assert.match(((await badChannel.json()) as { detail: string }).detail, /channels\.0: is not a channel of the protocol/u);
+    // Answered by the host app's not-found handler, in the Agent Protocol's shape.
     const wrongMethod = await fetch(`${server.origin}/threads/${threadId}/commands`);
     assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.headers.get("allow"), "POST");
+    assert.ok(wrongMethod.headers.get("x-request-id"));
+    assert.match(((await wrongMethod.json()) as { detail: string }).detail, /does not accept GET; use POST/u);
   });
 
   test("a follower that leaves is let go, and one still following ends when the server closes", async () => {

@@ -48,6 +48,11 @@ test("mounting into a host app leaves its routes, hooks and error handler untouc
   assert.ok(models.headers["x-request-id"]);
   const unknown = await host.inject("/api/openai/unknown");
   assert.equal(unknown.json().error.code, "unknown_url");
+  // A wrong method on a known path is 405 from the mount's own not-found handler.
+  const wrongMethod = await host.inject({ method: "DELETE", url: "/api/openai/chat/completions?x=1" });
+  assert.equal(wrongMethod.statusCode, 405);
+  assert.equal(wrongMethod.headers.allow, "POST");
+  assert.equal(wrongMethod.json().error.code, "method_not_allowed");
   const completion = await host.inject({
     method: "POST",
     url: "/api/openai/chat/completions",
@@ -59,6 +64,19 @@ test("mounting into a host app leaves its routes, hooks and error handler untouc
   // The encapsulated instance is exposed for instrumentation.
   assert.notEqual(serve.openaiApp, host);
   assert.equal(serve.openaiApp.prefix, "/api/openai");
+  await host.close();
+});
+
+test("the Agent Protocol at the root of a host app: wrong methods are 405 in its shape, other URLs stay the host's", async () => {
+  const host = Fastify();
+  host.setNotFoundHandler((_request, reply) => reply.status(404).send({ host: "not found" }));
+  const serve = new ChatServe({ app: host, graphs: new GraphRegistry({ echo: { graph: echoGraph, description: "Echo" } }) });
+  await serve.bind({ prefix: "/v1", langgraph: true });
+  const wrongMethod = await host.inject({ method: "PUT", url: "/assistants/search" });
+  assert.equal(wrongMethod.statusCode, 405);
+  assert.equal(wrongMethod.headers.allow, "POST");
+  assert.match(wrongMethod.json().detail, /does not accept PUT/u);
+  assert.deepEqual((await host.inject("/nowhere")).json(), { host: "not found" });
   await host.close();
 });
 

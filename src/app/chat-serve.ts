@@ -12,13 +12,14 @@ import type { ReadinessCheck } from "../http/health.js";
 import { registerReadiness } from "../http/health.js";
 import { createHostApp, type HttpTimeouts, registerRootPointers, registerScrapeRoute } from "../http/host-app.js";
 import { type LimitSettings, RunLimits } from "../http/limits.js";
-import type { MetricsSettings, ServerMetrics } from "../http/metrics.js";
 import { MethodIndex } from "../http/method-index.js";
+import type { MetricsSettings, ServerMetrics } from "../http/metrics.js";
 import { chatServePlugin } from "../http/plugin.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import type { Surface } from "../http/surface.js";
 import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
+import type { LoggedEvent } from "../runs/agent/run-events.js";
 import { RunTracker } from "../runs/run-tracker.js";
 import { assertTracingInstalled, TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
@@ -111,6 +112,8 @@ export interface ChatServeOptions {
 export interface SharedBackground {
   queue: BackgroundQueue;
   events: BackgroundEventLog;
+  /** The events of the Agent Protocol's background runs, for a join on any process. */
+  agentEvents?: BackgroundEventLog<LoggedEvent>;
   /** The deployment has a durable checkpointer: a run taken over goes on from its last step. */
   resumable: boolean;
   /** How long a run taken over waits for the lease its dead worker held (the lease's TTL and a margin). */
@@ -257,6 +260,7 @@ export class ChatServe {
             registry: this.registry,
             queue,
             events: shared?.events ?? new MemoryEventLog(),
+            ...(shared?.agentEvents === undefined ? {} : { agentEvents: shared.agentEvents }),
             ...(shared === undefined
               ? {}
               : { resumable: shared.resumable, leaseWaitMs: shared.leaseWaitMs, leaseTtlMs: shared.leaseTtlMs }),

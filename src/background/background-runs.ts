@@ -10,6 +10,8 @@ import { isChatServeError } from "../errors/serve-error.js";
 import { toServeError } from "../errors/to-serve-error.js";
 import { GraphFeature } from "../registry/features.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { LoggedEvent } from "../runs/agent/run-events.js";
+import type { SharedAgentRuns } from "../runs/agent/shared-agent-runs.js";
 import { resolveRunId } from "../runs/interrupts/checkpoint-key.js";
 import { type PreparedRun, prepareRun, type RunLogger } from "../runs/prepare-run.js";
 import type { RunTracker } from "../runs/run-tracker.js";
@@ -18,7 +20,14 @@ import type { ResponseRecord } from "../store/conversation-store.js";
 import { anySignal } from "../util/any-signal.js";
 import type { ResponseObject, ResponseStreamEvent } from "../wire/responses-response.js";
 import type { BackgroundEventLog, EventsFrom } from "./event-log.js";
-import { type BackgroundJob, type BackgroundQueue, JobCancelledError, JobLostError, type JobOutcome } from "./job-queue.js";
+import {
+  type AgentRunJob,
+  type BackgroundJob,
+  type BackgroundQueue,
+  JobCancelledError,
+  JobLostError,
+  type JobOutcome,
+} from "./job-queue.js";
 import { planStart } from "./takeover.js";
 import type { WebhookEventType, WebhookSender } from "./webhooks.js";
 
@@ -52,6 +61,8 @@ export interface BackgroundRunsOptions {
   /** The run's leases expire this soon after its worker stops renewing them (the queue's takeover time). */
   leaseTtlMs?: number | undefined;
   log?: RunLogger & { error(object: Record<string, unknown>, message: string): void };
+  /** The events of Agent Protocol runs on a shared queue (any process follows them). */
+  agentEvents?: BackgroundEventLog<LoggedEvent>;
   /** Told when a background response ends (completed, incomplete, failed or cancelled). */
   webhooks?: WebhookSender;
   metrics?: BackgroundMetrics;
@@ -63,6 +74,11 @@ const ENDED: Record<string, WebhookEventType> = {
   failed: "response.failed",
   cancelled: "response.cancelled",
 };
+
+/** What runs a queued Agent Protocol run (the engine's `runJob`). */
+export interface AgentJobRunner {
+  runJob(job: AgentRunJob, signal: AbortSignal, attempt: number): Promise<JobOutcome>;
+}
 
 /** A background response as its submitter sees it: the stored response object (status `queued`). */
 export interface Submitted {
@@ -76,10 +92,57 @@ export interface Submitted {
  */
 export class BackgroundRuns {
   readonly #options: BackgroundRunsOptions;
+  /** Who runs the Agent Protocol's queued runs here: the surface's engine, or one made for them. */
+  #agentRunner: (() => Promise<AgentJobRunner>) | undefined;
+  #agentRuns: Promise<AgentJobRunner> | undefined;
 
   constructor(options: BackgroundRunsOptions) {
     this.#options = options;
-    options.queue.work((job, signal, { attempt }) => this.#execute(job, signal, attempt), options.concurrency);
+    options.queue.work(
+      (job, signal, { attempt }) =>
+        "kind" in job && job.kind === "agent-run"
+          ? this.#runAgentJob(job, signal, attempt)
+          : this.#execute(job as BackgroundJob, signal, attempt),
+      options.concurrency,
+    );
+  }
+
+  /** The shared queue and log, for the Agent Protocol's background runs; undefined on the embedded queue. */
+  get sharedAgentRuns(): SharedAgentRuns | undefined {
+    const { queue, agentEvents, leaseTtlMs } = this.#options;
+    if (!queue.shared || agentEvents === undefined) return undefined;
+    return { queue, events: agentEvents, ...(leaseTtlMs === undefined ? {} : { leaseTtlMs }) };
+  }
+
+  /** The engine that runs the Agent Protocol's queued runs in this process (the surface's, loaded when first needed). */
+  handleAgentRuns(runner: () => Promise<AgentJobRunner>): void {
+    this.#agentRunner = runner;
+  }
+
+  async #runAgentJob(job: AgentRunJob, signal: AbortSignal, attempt: number): Promise<JobOutcome> {
+    this.#agentRuns ??= (this.#agentRunner ?? (() => this.#ownAgentRuns()))();
+    try {
+      return await (await this.#agentRuns).runJob(job, signal, attempt);
+    } catch (error) {
+      // Before it ran: its records or its model could not be read (it stays as its record says).
+      this.#options.log?.error({ err: error, runId: job.runId }, "could not start a queued Agent Protocol run");
+      return "done";
+    }
+  }
+
+  /** On a process without the surface (`chat-serve worker`): an engine of its own, on the store's records. */
+  async #ownAgentRuns(): Promise<AgentJobRunner> {
+    const { AgentRuns } = await import("../runs/agent/agent-runs.js");
+    const { registry, runs, backendTimeoutMs, log } = this.#options;
+    const shared = this.sharedAgentRuns;
+    return new AgentRuns({
+      registry,
+      records: registry.store.agentRecords,
+      tracker: runs,
+      backendTimeoutMs,
+      ...(log === undefined ? {} : { log }),
+      ...(shared === undefined ? {} : { shared }),
+    });
   }
 
   /**

@@ -1,13 +1,15 @@
 import { type Job, Queue, WaitingError, Worker } from "bullmq";
 import { Redis } from "ioredis";
+import type { LoggedEvent } from "../runs/agent/run-events.js";
 import { withDeadline } from "../util/deadline.js";
 import {
-  type BackgroundJob,
   type BackgroundQueue,
   JobCancelledError,
   type JobHandler,
   JobLostError,
   type JobOutcome,
+  jobIdOf,
+  type QueuedJob,
 } from "./job-queue.js";
 import { RedisEventLog } from "./redis-event-log.js";
 
@@ -47,6 +49,8 @@ export interface SharedBackgroundOptions {
 export class BullmqQueue implements BackgroundQueue {
   readonly shared = true;
   readonly events: RedisEventLog;
+  /** The events of Agent Protocol runs, for a join or a reconnect on any process. */
+  readonly agentEvents: RedisEventLog<LoggedEvent>;
   readonly #options: SharedBackgroundOptions;
   readonly #prefix: string;
   /** Commands that fail at once when Redis is away (never queued behind a reconnect). */
@@ -86,14 +90,24 @@ export class BullmqQueue implements BackgroundQueue {
       timeoutMs: options.timeoutMs,
       ...(options.eventRetentionMs === undefined ? {} : { retainMs: options.eventRetentionMs }),
     });
+    this.agentEvents = new RedisEventLog<LoggedEvent>({
+      redis: this.#client,
+      keyPrefix: this.#prefix,
+      stream: "agent-run-events",
+      sequenceOf: (event) => event.id,
+      timeoutMs: options.timeoutMs,
+      ...(options.eventRetentionMs === undefined ? {} : { retainMs: options.eventRetentionMs }),
+    });
     this.#subscriber = new Redis(options.url, {
       connectionName: "chat-serve-background-cancel",
       maxRetriesPerRequest: null,
       retryStrategy: this.#retry,
     });
     this.#subscriber.on("error", () => {});
-    this.#subscriber.on("message", (_channel: string, responseId: string) => {
-      this.#worker?.cancelJob(responseId, CANCELLED);
+    // A message is the job's id, and after a NUL what the canceller asked for (an Agent Protocol `rollback`).
+    this.#subscriber.on("message", (_channel: string, message: string) => {
+      const [id, action] = message.split("\u0000");
+      this.#worker?.cancelJob(id!, action === undefined ? CANCELLED : `${CANCELLED}:${action}`);
     });
   }
 
@@ -114,11 +128,11 @@ export class BullmqQueue implements BackgroundQueue {
     await this.#call("the background queue", this.#client.ping());
   }
 
-  async enqueue(job: BackgroundJob): Promise<void> {
+  async enqueue(job: QueuedJob): Promise<void> {
     await this.#call(
       "the background queue",
-      this.#queue.add("response", job, {
-        jobId: job.responseId,
+      this.#queue.add("kind" in job ? job.kind : "response", job, {
+        jobId: jobIdOf(job),
         attempts: 1,
         removeOnComplete: { age: 3_600, count: 10_000 },
         removeOnFail: { age: 24 * 3_600 },
@@ -126,13 +140,13 @@ export class BullmqQueue implements BackgroundQueue {
     );
   }
 
-  async cancel(responseId: string): Promise<boolean> {
+  async cancel(responseId: string, action?: string): Promise<boolean> {
     const job = await this.#call("the background queue", this.#queue.getJob(responseId));
     if (job === undefined) return false;
     const state = await this.#call("the background queue", job.getState());
     if (state === "completed" || state === "failed" || state === "unknown") return false;
     // The marker first: a worker that takes the job from now on reads it before it starts.
-    await this.#call("the background queue", this.#client.set(this.#marker(responseId), "1", "PX", MARKER_TTL_MS));
+    await this.#call("the background queue", this.#client.set(this.#marker(responseId), action ?? "1", "PX", MARKER_TTL_MS));
     if (state !== "active") {
       const removed = await job.remove().then(
         () => true,
@@ -141,11 +155,14 @@ export class BullmqQueue implements BackgroundQueue {
       if (removed) {
         // It never started: its cancel runs here, with the signal fired, so the response ends
         // `cancelled` the one way every cancel ends it.
-        this.#run(job.data as BackgroundJob, new JobCancelledError(), 1);
+        this.#run(job.data as QueuedJob, new JobCancelledError(action), 1);
         return true;
       }
     }
-    await this.#call("the background queue", this.#client.publish(this.#channel, responseId));
+    await this.#call(
+      "the background queue",
+      this.#client.publish(this.#channel, action === undefined ? responseId : `${responseId}\u0000${action}`),
+    );
     return true;
   }
 
@@ -180,14 +197,18 @@ export class BullmqQueue implements BackgroundQueue {
 
   async #process(job: Job, token: string | undefined, signal: AbortSignal | undefined): Promise<void> {
     const controller = new AbortController();
-    const forward = () => controller.abort(signal?.reason === LOST ? new JobLostError() : new JobCancelledError());
+    const cancelledWith = (reason: unknown) =>
+      new JobCancelledError(
+        typeof reason === "string" && reason.startsWith(`${CANCELLED}:`) ? reason.slice(CANCELLED.length + 1) : undefined,
+      );
+    const forward = () => controller.abort(signal?.reason === LOST ? new JobLostError() : cancelledWith(signal?.reason));
     signal?.addEventListener("abort", forward, { once: true });
     if (signal?.aborted) forward();
     try {
-      const marked = await this.#call("the background queue", this.#client.exists(this.#marker(job.id!))).catch(() => 0);
-      if (marked === 1) controller.abort(new JobCancelledError());
+      const marked = await this.#call("the background queue", this.#client.get(this.#marker(job.id!))).catch(() => null);
+      if (marked !== null) controller.abort(new JobCancelledError(marked === "1" ? undefined : marked));
       const outcome = await this.#track(
-        this.#handler!(job.data as BackgroundJob, controller.signal, { attempt: Math.max(1, job.attemptsStarted) }),
+        this.#handler!(job.data as QueuedJob, controller.signal, { attempt: Math.max(1, job.attemptsStarted) }),
       );
       if (outcome === "handed-back") {
         // Back in the queue, for another worker to take over from the run's last step.
@@ -207,7 +228,7 @@ export class BullmqQueue implements BackgroundQueue {
   }
 
   /** Runs a job's handler here, outside the worker, with its signal fired (a cancel before it started). */
-  #run(job: BackgroundJob, abortWith: Error, attempt: number): void {
+  #run(job: QueuedJob, abortWith: Error, attempt: number): void {
     const handler = this.#handler;
     if (handler === undefined) return;
     const controller = new AbortController();
@@ -243,6 +264,7 @@ export class BullmqQueue implements BackgroundQueue {
     };
     await closing(this.#stopping!, () => this.#worker?.disconnect());
     await this.events.close();
+    await this.agentEvents.close();
     await closing(this.#queue.close(), () => this.#queue.disconnect());
     this.#subscriber.disconnect();
     this.#client.disconnect();

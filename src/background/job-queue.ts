@@ -16,6 +16,30 @@ export interface BackgroundJob {
 }
 
 /**
+ * An Agent Protocol run created in the background (`POST /threads/{id}/runs`) on a shared
+ * queue: its records exist (status `pending`); the worker runs it on its thread.
+ */
+export interface AgentRunJob {
+  kind: "agent-run";
+  /** The run (also the job's id). */
+  runId: string;
+  threadId: string;
+  scope: string;
+  /** The run as the client asked for it (`AgentRunRequest`, without a protocol sink), as JSON. */
+  request: Record<string, unknown>;
+  /** When it was queued (ms since the epoch). */
+  queuedAt: number;
+}
+
+/** Whatever the queue carries: a background response, or an Agent Protocol run. */
+export type QueuedJob = BackgroundJob | AgentRunJob;
+
+/** A job's id in the queue (the response's id, or the run's). */
+export function jobIdOf(job: QueuedJob): string {
+  return "kind" in job && job.kind === "agent-run" ? job.runId : (job as BackgroundJob).responseId;
+}
+
+/**
  * How a job's run ended on this worker: `done` (its response has its final status), or
  * `handed-back` (the worker is stopping and another worker takes the run over from its last
  * step), or `lost` (this worker lost the job's lock: another one runs it now).
@@ -28,17 +52,18 @@ export interface JobAttempt {
 }
 
 /** Runs one job; the signal fires when the job is cancelled, handed back or lost. */
-export type JobHandler = (job: BackgroundJob, signal: AbortSignal, attempt: JobAttempt) => Promise<JobOutcome>;
+export type JobHandler = (job: QueuedJob, signal: AbortSignal, attempt: JobAttempt) => Promise<JobOutcome>;
 
 /** Where background jobs wait for a worker, and how a cancel reaches the one running a job. */
 export interface BackgroundQueue {
   /** Adds a job; it runs once, on one worker. */
-  enqueue(job: BackgroundJob): Promise<void>;
+  enqueue(job: QueuedJob): Promise<void>;
   /**
    * Cancels a job: one that waits never starts (true), one that runs has its signal fired
-   * (true); false when the queue knows no such job (it has ended).
+   * (true); false when the queue knows no such job (it has ended). `id`: `jobIdOf(job)`;
+   * `action` reaches the job's handler as the `JobCancelledError`'s.
    */
-  cancel(responseId: string): Promise<boolean>;
+  cancel(id: string, action?: string): Promise<boolean>;
   /** Starts working jobs with the handler, at most `concurrency` at a time. */
   work(handler: JobHandler, concurrency: number): void;
   /** How many jobs wait and run right now. */
@@ -60,8 +85,11 @@ export interface BackgroundQueue {
 
 /** Why a job's signal fired: the response was cancelled. */
 export class JobCancelledError extends Error {
-  constructor() {
+  /** What the canceller asked for beyond stopping, when it said (an Agent Protocol run's `rollback`). */
+  readonly action: string | undefined;
+  constructor(action?: string) {
     super("The response was cancelled.");
+    this.action = action;
   }
 }
 
@@ -78,30 +106,30 @@ export class JobLostError extends Error {
  */
 export class InProcessQueue implements BackgroundQueue {
   readonly shared = false;
-  readonly #waiting: BackgroundJob[] = [];
+  readonly #waiting: QueuedJob[] = [];
   readonly #running = new Map<string, AbortController>();
   #handler: JobHandler | undefined;
   #concurrency = 1;
   #closed = false;
 
-  async enqueue(job: BackgroundJob): Promise<void> {
+  async enqueue(job: QueuedJob): Promise<void> {
     if (this.#closed) throw new Error("the background queue is closed");
     this.#waiting.push(job);
     this.#pump();
   }
 
-  async cancel(responseId: string): Promise<boolean> {
-    const waiting = this.#waiting.findIndex((job) => job.responseId === responseId);
+  async cancel(id: string, action?: string): Promise<boolean> {
+    const waiting = this.#waiting.findIndex((job) => jobIdOf(job) === id);
     if (waiting >= 0) {
       const [job] = this.#waiting.splice(waiting, 1);
       // A job cancelled before it started still runs its handler, with its signal fired, so
       // the response ends `cancelled` the one way every cancel ends it.
-      this.#start(job!, new JobCancelledError());
+      this.#start(job!, new JobCancelledError(action));
       return true;
     }
-    const running = this.#running.get(responseId);
+    const running = this.#running.get(id);
     if (running === undefined) return false;
-    running.abort(new JobCancelledError());
+    running.abort(new JobCancelledError(action));
     return true;
   }
 
@@ -126,13 +154,14 @@ export class InProcessQueue implements BackgroundQueue {
     for (const job of this.#waiting.splice(0)) this.#start(job, reason);
   }
 
-  #start(job: BackgroundJob, abortWith: Error | undefined): void {
+  #start(job: QueuedJob, abortWith: Error | undefined): void {
     const controller = new AbortController();
     if (abortWith !== undefined) controller.abort(abortWith);
-    this.#running.set(job.responseId, controller);
+    const id = jobIdOf(job);
+    this.#running.set(id, controller);
     const handler = this.#handler;
     const done = () => {
-      this.#running.delete(job.responseId);
+      this.#running.delete(id);
       this.#pump();
     };
     if (handler === undefined) {

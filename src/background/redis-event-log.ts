@@ -25,34 +25,47 @@ function position(id: string): { sequence: number; end: boolean } {
  * of the deployment replays them and follows the live ones (a blocking read on a connection
  * of the follower's own, closed when it stops). Kept for `retainMs` after the response ends.
  */
-export class RedisEventLog implements BackgroundEventLog {
+export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLog<E> {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #stream: string;
+  readonly #sequenceOf: (event: E) => number;
   readonly #retainMs: number;
   readonly #timeoutMs: number;
   /** The followers' own connections, each closed when its follower stops. */
   readonly #readers = new Set<Redis>();
 
-  constructor(options: { redis: Redis; keyPrefix: string; retainMs?: number; timeoutMs: number }) {
+  constructor(options: {
+    redis: Redis;
+    keyPrefix: string;
+    retainMs?: number;
+    timeoutMs: number;
+    /** The key's middle part (default `background-events`). */
+    stream?: string;
+    /** An event's place in its log (default: a Responses event's `sequence_number`). */
+    sequenceOf?: (event: E) => number;
+  }) {
     this.#redis = options.redis;
     this.#prefix = options.keyPrefix;
+    this.#stream = options.stream ?? "background-events";
+    this.#sequenceOf = options.sequenceOf ?? ((event) => (event as ResponseStreamEvent).sequence_number);
     this.#retainMs = options.retainMs ?? 600_000;
     this.#timeoutMs = options.timeoutMs;
   }
 
   #key(responseId: string): string {
-    return `${this.#prefix}:background-events:${responseId}`;
+    return `${this.#prefix}:${this.#stream}:${responseId}`;
   }
 
   #call<T>(operation: Promise<T>): Promise<T> {
     return withDeadline("the background event log", this.#timeoutMs, operation);
   }
 
-  async append(responseId: string, events: readonly ResponseStreamEvent[]): Promise<void> {
+  async append(responseId: string, events: readonly E[]): Promise<void> {
     if (events.length === 0) return;
     const key = this.#key(responseId);
     const batch = this.#redis.multi();
-    for (const event of events) batch.xadd(key, `${event.sequence_number}-1`, "e", JSON.stringify(event));
+    for (const event of events) batch.xadd(key, `${this.#sequenceOf(event)}-1`, "e", JSON.stringify(event));
     batch.pexpire(key, RUNNING_TTL_MS);
     const results = await this.#call(batch.exec());
     const failed = results?.find(([error]) => error !== null);
@@ -76,14 +89,14 @@ export class RedisEventLog implements BackgroundEventLog {
     await this.#call(this.#redis.multi().xadd(key, `${tail.sequence}-2`, "end", "1").pexpire(key, this.#retainMs).exec());
   }
 
-  async from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom> {
+  async from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom<E>> {
     const tail = await this.#tail(responseId);
     if (tail === undefined) return { kind: "unknown" };
     if (tail.end && after >= tail.sequence) return { kind: "past-end", last: tail.sequence };
     return { kind: "events", events: this.#follow(responseId, after, signal) };
   }
 
-  async *#follow(responseId: string, after: number, signal: AbortSignal): AsyncGenerator<ResponseStreamEvent> {
+  async *#follow(responseId: string, after: number, signal: AbortSignal): AsyncGenerator<E> {
     const key = this.#key(responseId);
     const reader = this.#redis.duplicate({
       connectionName: "chat-serve-event-follower",
@@ -113,7 +126,7 @@ export class RedisEventLog implements BackgroundEventLog {
           for (const [id, fields] of entries) {
             cursor = id;
             if (position(id).end) return;
-            yield JSON.parse(fields[1]!) as ResponseStreamEvent;
+            yield JSON.parse(fields[1]!) as E;
           }
         }
       }

@@ -57,6 +57,7 @@ export async function backgroundSetup(
     shared: {
       queue,
       events: queue.events,
+      agentEvents: queue.agentEvents,
       resumable: backends.durable,
       // A background run's leases expire within takeoverAfter of its worker's death, so the worker
       // that takes it over waits that long at most, not the coordinator's lease TTL.

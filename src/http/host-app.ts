@@ -4,8 +4,8 @@ import { InvalidApiKeyError, MethodNotAllowedError, UnknownUrlError } from "../e
 import { escapeHtml } from "../util/escape-html.js";
 import { bearerToken, secretDigest } from "./auth.js";
 import { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./framework-errors.js";
-import type { MetricsSettings } from "./metrics.js";
 import type { MethodIndex } from "./method-index.js";
+import type { MetricsSettings } from "./metrics.js";
 import { sendServeError } from "./plugin.js";
 import { requestIdOf, resolveRequestId } from "./request-id.js";
 import { lazySchemaController } from "./schema-compilers.js";

@@ -74,7 +74,7 @@ export function registerLazyRoutes(
   app: FastifyInstance,
   methods: Readonly<Record<string, readonly HTTPMethods[]>>,
   load: () => Promise<RouteTable>,
-): { loaded(): Promise<RouteTable> | undefined } {
+): { loaded(): Promise<RouteTable> | undefined; load(): Promise<RouteTable> } {
   let loading: Promise<RouteTable> | undefined;
   const table = () => {
     loading ??= load().then((routes) => {
@@ -105,5 +105,5 @@ export function registerLazyRoutes(
       });
     }
   }
-  return { loaded: () => loading };
+  return { loaded: () => loading, load: table };
 }

@@ -19,8 +19,8 @@ import { errorBody } from "./error-mapper.js";
 import { registerErrorShape } from "./framework-errors.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./health.js";
 import type { RunLimits } from "./limits.js";
-import type { ServerMetrics } from "./metrics.js";
 import { ANSWERED_METHODS, allowedMethods, MethodIndex } from "./method-index.js";
+import type { ServerMetrics } from "./metrics.js";
 import { resolveRequestId } from "./request-id.js";
 import type { CheckpointScope, ClientProfile } from "./run-request.js";
 import type { Surface } from "./surface.js";
@@ -297,7 +297,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     if (methods !== undefined) methods.add(options.prefix, surface.methods, render);
     else for (const [path, allowed] of Object.entries(surface.methods)) refuseOtherMethods(app, path, allowed);
   }
-  if (options.prefix !== "") app.setNotFoundHandler(async (request, reply) => sendServeError(reply, await unknownUrl(request, methods), render));
+  if (options.prefix !== "")
+    app.setNotFoundHandler(async (request, reply) => sendServeError(reply, await unknownUrl(request, methods), render));
 
   await options.limits?.register(app);
   // Every surface on this instance: hooks, error handler and the content-type parsers above apply to all.

@@ -68,6 +68,7 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
     registry,
     queue: setup.shared.queue,
     events: setup.shared.events,
+    ...(setup.shared.agentEvents === undefined ? {} : { agentEvents: setup.shared.agentEvents }),
     runs,
     backendTimeoutMs: loaded.config.backendTimeoutMs,
     concurrency,

@@ -1,5 +1,6 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import type { MultitaskStrategy } from "../../store/agent-records.js";
+import { v7 as uuid7 } from "@langchain/core/utils/uuid";
+import type { AgentRunRecord, MultitaskStrategy } from "../../store/agent-records.js";
 import type { AgentGraph } from "./agent-graph.js";
 import type { AgentStreamMode } from "./agent-stream.js";
 import type { ProtocolSink } from "./protocol-threads.js";
@@ -56,4 +57,20 @@ export function runnableConfigOf(
 export async function deleteCheckpoints(graph: AgentGraph, threadId: string): Promise<void> {
   const saver = graph.checkpointer as { deleteThread?: (id: string) => Promise<void> } | undefined;
   await saver?.deleteThread?.(threadId);
+}
+
+/** The record of a new run, `pending`; a stateless run's thread goes with it when the client asked so. */
+export function newRunRecord(scope: string, threadId: string, request: AgentRunRequest, temporary: boolean, at: string): AgentRunRecord {
+  return {
+    run_id: uuid7(),
+    thread_id: threadId,
+    assistant_id: request.assistantId,
+    scope,
+    created_at: at,
+    updated_at: at,
+    status: "pending",
+    metadata: request.metadata,
+    multitask_strategy: request.multitaskStrategy,
+    temporary: temporary && request.onCompletion === "delete",
+  };
 }

@@ -1,8 +1,7 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { v7 as uuid7, validate as validateUuid } from "@langchain/core/utils/uuid";
-import { Command } from "@langchain/langgraph";
+import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../../background/job-queue.js";
 import type { RunLease } from "../../coordination/run-coordinator.js";
-import { AgentConflictError, AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
+import { AgentConflictError, AgentNotFoundError, ServerShuttingDownError } from "../../errors/catalogue.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { anySignal } from "../../util/any-signal.js";
@@ -10,13 +9,21 @@ import { withDeadline } from "../../util/deadline.js";
 import type { Usage } from "../../wire/response.js";
 import type { RunTracker } from "../run-tracker.js";
 import { UsageCollector } from "../usage.js";
-import { type AgentGraph, interruptsOf } from "./agent-graph.js";
-import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints, runnableConfigOf } from "./agent-run-config.js";
-import { agentStreamEvents } from "./agent-stream.js";
+import type { AgentGraph } from "./agent-graph.js";
+import { type AgentRunRequest, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
+import { type Backend, driveGraph, type JobRun, type LiveRun, prepareRun, settleRun } from "./agent-run-start.js";
 import { modelOfAssistant } from "./assistants.js";
-import { assertReadableMessages } from "./input-messages.js";
-import type { RunProtocolEvent } from "./protocol-threads.js";
-import { RunEvents } from "./run-events.js";
+import { type LoggedEvent, RunEvents } from "./run-events.js";
+import {
+  activeRuns,
+  awaitCancelled,
+  awaitRunEnd,
+  enqueueRun,
+  followShared,
+  jobEvents,
+  leaseWhenFree,
+  type SharedAgentRuns,
+} from "./shared-agent-runs.js";
 
 export interface AgentRunsOptions {
   registry: GraphRegistry;
@@ -32,25 +39,11 @@ export interface AgentRunsOptions {
   retainEventsMs?: number;
   /** …and how many finished runs keep theirs at most (default 1,000, the oldest going first). */
   retainEventsOf?: number;
-}
-
-/** A run this process executes, from its creation to a while after its end. */
-interface LiveRun {
-  record: AgentRunRecord;
-  events: RunEvents;
-  controller: AbortController;
-  /** Settles when the run has ended, whatever the way. */
-  done: Promise<void>;
-  /** The state's values when the run ended (or the error it ended with). */
-  result?: unknown;
-  /** Why it was cancelled, when it was. */
-  cancelled?: "interrupt" | "rollback";
+  /** The deployment's shared queue: background runs go on it, joins and cancels reach any process. */
+  shared?: SharedAgentRuns;
 }
 
 const now = () => new Date().toISOString();
-
-/** How often a join of a run on another process looks at its record. */
-const ELSEWHERE_POLL_MS = 250;
 
 /**
  * The Agent Protocol's runs: each on a thread of the server's checkpointer, one at a time per
@@ -69,9 +62,8 @@ export class AgentRuns {
     this.#options = options;
   }
 
-  #backend<T>(what: string, operation: () => Promise<T>): Promise<T> {
-    return withDeadline(what, this.#options.backendTimeoutMs, operation());
-  }
+  /** A call to a backend, under the server's deadline. */
+  readonly #call: Backend = (what, operation) => withDeadline(what, this.#options.backendTimeoutMs, operation());
 
   /** The graph of an assistant as this surface runs it: on a checkpointer. */
   async graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph }> {
@@ -80,10 +72,7 @@ export class AgentRuns {
     return { model, graph: resolved.onThreads() as unknown as AgentGraph };
   }
 
-  /**
-   * Creates a run and starts it (or queues it behind the thread's current run). Every error a
-   * client can cause is thrown here, before anything is sent.
-   */
+  /** Creates a run and starts it (or queues it behind the thread's current run) in this process. */
   async start(
     scope: string,
     threadId: string | undefined,
@@ -91,31 +80,7 @@ export class AgentRuns {
     /** Called once the run has ended (a concurrent-run slot given back). */
     onEnd?: () => Promise<void>,
   ): Promise<{ run: AgentRunRecord; events: RunEvents }> {
-    const { model, graph } = await this.graphOf(request.assistantId);
-    if (request.command !== undefined && request.input != null) {
-      throw new AgentConflictError("Send either input or command, not both.", 422);
-    }
-    assertReadableMessages(request.input, "input");
-    assertReadableMessages(request.command?.update, "command.update");
-    const temporary = threadId === undefined;
-    const id = threadId ?? uuid7();
-    let thread = temporary ? undefined : await this.#backend("the thread records", () => this.#options.records.getThread(scope, id));
-    if (thread === undefined) {
-      if (!temporary && request.ifNotExists !== "create") throw new AgentNotFoundError("thread", id);
-      if (!validateUuid(id))
-        throw new AgentInvalidBodyError(`Thread ${id.slice(0, 80)} cannot be created: a thread id must be a UUID, as LangGraph's are.`);
-      const at = now();
-      thread = {
-        thread_id: id,
-        scope,
-        graph_id: model,
-        created_at: at,
-        updated_at: at,
-        state_updated_at: at,
-        metadata: { graph_id: model },
-        status: "idle",
-      };
-    }
+    const { model, graph, temporary, id, thread } = await prepareRun(this, this.#options.records, this.#call, scope, threadId, request);
     const key = `${scope}\u0000${id}`;
     const queue = this.#queues.get(key) ?? [];
     if (queue.length > 0 && request.multitaskStrategy === "reject") {
@@ -128,7 +93,7 @@ export class AgentRuns {
     let lease: RunLease | undefined;
     if (queue.length === 0 && !temporary) {
       const coordinator = this.#options.registry.coordinatorOf(model);
-      lease = (await this.#backend("the run coordinator", () => coordinator.tryAcquire(`agent-thread:${key}`))) ?? undefined;
+      lease = (await this.#call("the run coordinator", () => coordinator.tryAcquire(`agent-thread:${key}`))) ?? undefined;
       if (lease === undefined) {
         throw new AgentConflictError(
           "This thread is running a run on another server process. Wait for it to finish (join it), then send this run again.",
@@ -136,20 +101,9 @@ export class AgentRuns {
       }
     }
     const at = now();
-    const record: AgentRunRecord = {
-      run_id: uuid7(),
-      thread_id: id,
-      assistant_id: request.assistantId,
-      scope,
-      created_at: at,
-      updated_at: at,
-      status: "pending",
-      metadata: request.metadata,
-      multitask_strategy: request.multitaskStrategy,
-      temporary: temporary && request.onCompletion === "delete",
-    };
+    const record = newRunRecord(scope, id, request, temporary, at);
     try {
-      await this.#backend("the thread records", async () => {
+      await this.#call("the thread records", async () => {
         await this.#options.records.putThread({ ...thread, status: "busy", updated_at: at, graph_id: model });
         await this.#options.records.putRun(record);
       });
@@ -166,8 +120,58 @@ export class AgentRuns {
     if (request.multitaskStrategy === "interrupt" || request.multitaskStrategy === "rollback") {
       for (const earlier of before) this.#cancelLive(earlier, request.multitaskStrategy);
     }
-    live.done = this.#execute(live, key, before, { model, graph, request, thread }, lease).finally(() => onEnd?.().catch(() => {}));
+    live.done = this.#execute(live, key, before, { model, graph, request, thread }, lease).then(
+      () => onEnd?.().catch(() => {}),
+      () => onEnd?.().catch(() => {}),
+    );
     return { run: record, events: live.events };
+  }
+
+  /**
+   * A run created in the background (`POST /threads/{id}/runs`): on the shared queue when the
+   * deployment has one, so that any process works it, takes it over from a worker that died,
+   * and serves its joins and cancels; otherwise run here, as `start` does.
+   */
+  async startInBackground(
+    scope: string,
+    threadId: string | undefined,
+    request: AgentRunRequest,
+    onEnd?: () => Promise<void>,
+  ): Promise<AgentRunRecord> {
+    const shared = this.#options.shared;
+    if (shared === undefined) return (await this.start(scope, threadId, request, onEnd)).run;
+    // Queued, the run holds no slot of this server's: it runs on whichever worker takes it.
+    await onEnd?.().catch(() => {});
+    const prepared = await prepareRun(this, this.#options.records, this.#call, scope, threadId, request);
+    return enqueueRun({ records: this.#options.records, shared, backend: this.#call }, { scope, request, ...prepared }, (runId, action) =>
+      this.cancel(scope, prepared.id, runId, { wait: false, action }),
+    );
+  }
+
+  /** Works a run the shared queue gave this process (a first start, or a takeover after `attempt - 1`). */
+  async runJob(job: AgentRunJob, signal: AbortSignal, attempt: number): Promise<JobOutcome> {
+    const { records } = this.#options;
+    const record = await this.#call("the thread records", () => records.getRun(job.scope, job.runId));
+    // Deleted, or ended (a cancel before it started ends here with its record).
+    if (record === undefined || (record.status !== "pending" && record.status !== "running")) return "done";
+    const thread = await this.#call("the thread records", () => records.getThread(job.scope, job.threadId));
+    if (thread === undefined) {
+      await this.#call("the thread records", () => records.deleteRun(job.scope, job.runId)).catch(() => {});
+      return "done";
+    }
+    const request = job.request as unknown as AgentRunRequest;
+    const { model, graph } = await this.graphOf(request.assistantId);
+    const { writer, events } = await jobEvents(this.#options.shared, job.runId, attempt, {
+      backend: this.#call,
+      timeoutMs: this.#options.backendTimeoutMs,
+      warn: (error) => this.#options.log?.warn({ err: error, runId: job.runId }, "could not log an Agent Protocol run's events"),
+    });
+    const live: LiveRun = { record, events, controller: this.#options.tracker.start(), done: Promise.resolve() };
+    this.#live.set(record.run_id, live);
+    const key = `${job.scope}\u0000${job.threadId}`;
+    const execution = this.#execute(live, key, [], { model, graph, request, thread }, undefined, { signal, attempt, writer });
+    live.done = execution.then(() => {});
+    return execution;
   }
 
   async #execute(
@@ -177,7 +181,9 @@ export class AgentRuns {
     run: { model: string; graph: AgentGraph; request: AgentRunRequest; thread: AgentThreadRecord },
     /** The thread's lease, when `start` took it. */
     taken: RunLease | undefined,
-  ): Promise<void> {
+    /** A run of the shared queue: its job's signal (a cancel, a lost lock) and its shared log. */
+    job?: JobRun,
+  ): Promise<JobOutcome> {
     const { record, events, controller } = live;
     const { request, graph } = run;
     const checkpointThread = checkpointThreadId(record.scope, record.thread_id);
@@ -187,17 +193,31 @@ export class AgentRuns {
     let status: AgentRunRecord["status"] = "success";
     let threadStatus: AgentThreadRecord["status"] = "idle";
     let failure: string | null = null;
+    let outcome: JobOutcome = "done";
+    // A cancel from any process reaches the job's signal, with what it asked for.
+    const jobAborted = () => {
+      const reason = job?.signal.reason;
+      if (reason instanceof JobCancelledError) live.cancelled = reason.action === "rollback" ? "rollback" : "interrupt";
+      controller.abort(reason);
+    };
+    job?.signal.addEventListener("abort", jobAborted, { once: true });
+    if (job?.signal.aborted === true) jobAborted();
     try {
       // Runs of one thread take turns: an enqueued run starts when those before it have ended.
       for (const earlier of before) await earlier.done;
       if (controller.signal.aborted) throw controller.signal.reason;
-      if (lease === undefined) {
-        const coordinator = this.#options.registry.coordinatorOf(run.model);
-        lease = await this.#backend("the run coordinator", () => coordinator.tryAcquire(`agent-thread:${key}`));
+      const coordinator = this.#options.registry.coordinatorOf(run.model);
+      if (job !== undefined) {
+        const ttl = this.#options.shared?.leaseTtlMs;
+        lease = await leaseWhenFree(coordinator, `agent-thread:${key}`, controller.signal, ttl, (what, operation) =>
+          this.#call(what, operation),
+        );
+      } else if (lease === undefined) {
+        lease = await this.#call("the run coordinator", () => coordinator.tryAcquire(`agent-thread:${key}`));
       }
       if (lease === null) throw new AgentConflictError("This thread is running a run on another server process.");
       await this.#setRun(live, "running");
-      events.push("metadata", { run_id: record.run_id, attempt: 1 });
+      events.push("metadata", { run_id: record.run_id, attempt: job?.attempt ?? 1 });
       signal = anySignal([controller.signal, lease.signal]);
       const callbacks: BaseCallbackHandler[] = this.#options.tracing === undefined ? [] : [await this.#options.tracing.handler()];
       if (this.#options.onUsage !== undefined) {
@@ -212,31 +232,15 @@ export class AgentRuns {
         callbacks,
         signal: signal.signal,
       });
-      const input =
-        request.command === undefined ? (request.input ?? null) : new Command(request.command as ConstructorParameters<typeof Command>[0]);
-      if (request.protocol !== undefined) {
-        // Protocol v2: LangGraph's own protocol events, every mode, subgraphs included.
-        const stream = await graph.streamEvents(input, { ...config, version: "v3" });
-        for await (const event of stream as AsyncIterable<RunProtocolEvent>) request.protocol.event(event);
-      } else {
-        for await (const { event, data } of agentStreamEvents({
-          graph,
-          input,
-          config,
-          modes: request.streamMode,
-          subgraphs: request.subgraphs,
-          runId: record.run_id,
-        })) {
-          events.push(event, data);
-        }
-      }
-      const state = await this.#backend("the checkpointer", () => graph.getState({ configurable: { thread_id: checkpointThread } }));
-      const interrupts = Object.values(interruptsOf(state)).flat();
-      // A run that paused answers with the state and what it waits on, as LangGraph's servers do.
-      live.result = interrupts.length === 0 ? state.values : { ...(state.values as object), __interrupt__: interrupts };
-      if (interrupts.length > 0 || (state.next ?? []).length > 0) threadStatus = "interrupted";
+      const ended = await driveGraph(graph, request, config, record.run_id, events, this.#call);
+      live.result = ended.result;
+      if (ended.interrupted) threadStatus = "interrupted";
     } catch (error) {
-      if (live.cancelled !== undefined || controller.signal.aborted) {
+      const reason = controller.signal.reason;
+      if (job !== undefined && (reason instanceof JobLostError || reason instanceof ServerShuttingDownError)) {
+        // Another worker goes on with it from its last step: its records and its log stay as they are.
+        outcome = reason instanceof JobLostError ? "lost" : "handed-back";
+      } else if (live.cancelled !== undefined || controller.signal.aborted) {
         status = "interrupted";
         threadStatus = "idle";
       } else {
@@ -252,17 +256,30 @@ export class AgentRuns {
     } finally {
       events.finish();
       signal?.dispose();
+      job?.signal.removeEventListener("abort", jobAborted);
       if (usage !== undefined) this.#options.onUsage?.(run.model, usage.usage());
       await lease?.release().catch(() => {});
       this.#options.tracker.finish(controller);
       const queue = (this.#queues.get(key) ?? []).filter((other) => other !== live);
       if (queue.length === 0) this.#queues.delete(key);
       else this.#queues.set(key, queue);
-      await this.#settle(live, run, { status, threadStatus, failure, busy: queue.length > 0 });
+      if (outcome === "done") {
+        const busy =
+          queue.length > 0 ||
+          (job !== undefined &&
+            (await activeRuns(this.#options.records, this.#call, record.scope, record.thread_id)
+              .then((runs) => runs.some((other) => other.run_id !== record.run_id))
+              .catch(() => false)));
+        await this.#settle(live, run, { status, threadStatus, failure, busy });
+        await job?.writer?.finish();
+      } else {
+        await job?.writer?.flush();
+      }
       request.protocol?.ended({ status, interrupted: threadStatus === "interrupted", failure });
       this.#ended.set(record.run_id, Date.now());
       this.#forgetEnded();
     }
+    return outcome;
   }
 
   /** The run's and its thread's records once it has ended; a temporary thread is deleted with its checkpoints. */
@@ -274,25 +291,7 @@ export class AgentRuns {
     const { records, registry } = this.#options;
     const { record } = live;
     try {
-      if (record.temporary) {
-        await this.#backend("the thread records", () => records.deleteThread(record.scope, record.thread_id));
-        await this.#backend("the checkpointer", () => deleteCheckpoints(run.graph, checkpointThreadId(record.scope, record.thread_id)));
-        return;
-      }
-      if (live.cancelled === "rollback") await this.#backend("the thread records", () => records.deleteRun(record.scope, record.run_id));
-      else await this.#setRun(live, end.status);
-      const thread = await this.#backend("the thread records", () => records.getThread(record.scope, record.thread_id));
-      if (thread === undefined) return;
-      const at = now();
-      await this.#backend("the thread records", () =>
-        records.putThread({
-          ...thread,
-          status: end.busy ? "busy" : end.threadStatus,
-          updated_at: at,
-          state_updated_at: at,
-          error: end.failure,
-        }),
-      );
+      live.record = await settleRun(records, this.#call, record, live.cancelled, run.graph, end);
     } catch (error) {
       this.#options.log?.warn(
         { err: error, runId: record.run_id, model: registry.getGraphNames().includes(run.model) ? run.model : undefined },
@@ -314,7 +313,7 @@ export class AgentRuns {
 
   async #setRun(live: LiveRun, status: AgentRunRecord["status"]): Promise<void> {
     live.record = { ...live.record, status, updated_at: now(), ...(live.cancelled === undefined ? {} : { cancel_reason: live.cancelled }) };
-    await this.#backend("the thread records", () => this.#options.records.putRun(live.record));
+    await this.#call("the thread records", () => this.#options.records.putRun(live.record));
   }
 
   #cancelLive(live: LiveRun, action: "interrupt" | "rollback"): void {
@@ -337,17 +336,44 @@ export class AgentRuns {
   ): Promise<void> {
     const live = this.live(scope, threadId, runId);
     if (live === undefined) {
-      const record = await this.#backend("the thread records", () => this.#options.records.getRun(scope, runId));
+      const record = await this.#call("the thread records", () => this.#options.records.getRun(scope, runId));
       if (record === undefined || record.thread_id !== threadId) throw new AgentNotFoundError("run", runId);
-      if (record.status === "pending" || record.status === "running") {
-        throw new AgentConflictError(
-          "This run runs on another server process, which alone can cancel it; cancel it there, or wait for it to end.",
-        );
+      if (record.status !== "pending" && record.status !== "running") return;
+      // A run of the shared queue: the cancel reaches the worker that runs it, wherever it is.
+      const shared = this.#options.shared;
+      if (shared !== undefined && (await this.#call("the background queue", () => shared.queue.cancel(runId, options.action)))) {
+        if (options.wait) await awaitCancelled(this, scope, runId, shared.leaseTtlMs);
+        return;
       }
-      return;
+      throw new AgentConflictError(
+        "This run streams to a client of another server process, which alone can cancel it; cancel it there, or wait for it to end.",
+      );
     }
     if (!live.events.finished) this.#cancelLive(live, options.action);
     if (options.wait) await live.done;
+  }
+
+  /**
+   * A run of the shared queue as any process follows it: where its events start (after
+   * `after`; without it, from now on) and its events from a point. Undefined without a shared
+   * queue, or for a run its log does not hold that has ended (or never was queued).
+   */
+  async sharedEvents(
+    run: AgentRunRecord,
+    after: number | undefined,
+  ): Promise<{ after: number; follow(from: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> } | undefined> {
+    const shared = this.#options.shared;
+    if (shared === undefined) return undefined;
+    const last = await this.#call("the run's event log", () => shared.events.last(run.run_id));
+    if (last < 0 && run.status !== "pending" && run.status !== "running") return undefined;
+    const active = async () => {
+      const record = await this.#call("the thread records", () => this.#options.records.getRun(run.scope, run.run_id));
+      return record?.status === "pending" || record?.status === "running";
+    };
+    return {
+      after: after ?? last,
+      follow: (from, signal) => followShared(shared, this.#call, run.run_id, from, signal ?? new AbortController().signal, active),
+    };
   }
 
   /** Waits for a run to end; its final values (or `{ __error__ }`), or undefined when this process does not hold its outcome. */
@@ -356,24 +382,9 @@ export class AgentRuns {
     return live.result;
   }
 
-  /**
-   * Waits for a run another process runs (its record says when it has ended), polling the
-   * records until it has ended or `signal` fires.
-   */
-  async awaitElsewhere(scope: string, runId: string, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      const record = await this.#backend("the thread records", () => this.#options.records.getRun(scope, runId));
-      if (record === undefined || (record.status !== "pending" && record.status !== "running") || signal.aborted) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, ELSEWHERE_POLL_MS);
-        function done() {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", done);
-          resolve();
-        }
-        signal.addEventListener("abort", done, { once: true });
-      });
-    }
+  /** Waits for a run another process runs to end (its record says so), or for `signal`. */
+  awaitElsewhere(scope: string, runId: string, signal: AbortSignal): Promise<void> {
+    return awaitRunEnd(this.#options.records, this.#call, scope, runId, signal);
   }
 
   /** Ends every run (shutdown): they are cancelled and their records settled. */

@@ -17,11 +17,22 @@ export class RunEvents {
   readonly #events: LoggedEvent[] = [];
   #finished = false;
   readonly #wakeup = new Wakeup();
+  /** The id of the first event here: a run taken over numbers its events after those logged before. */
+  readonly #first: number;
+  /** Told of each event as it is logged (the deployment's shared log). */
+  readonly #tee: ((event: LoggedEvent) => void) | undefined;
+
+  constructor(options: { first?: number; tee?: (event: LoggedEvent) => void } = {}) {
+    this.#first = options.first ?? 0;
+    this.#tee = options.tee;
+  }
 
   /** Adds an event; its data is serialized now, as it is at this step. */
   push(event: string, data: unknown): void {
     if (this.#finished) return;
-    this.#events.push({ id: this.#events.length, event, json: protocolJson(data) ?? "null" });
+    const logged = { id: this.#first + this.#events.length, event, json: protocolJson(data) ?? "null" };
+    this.#events.push(logged);
+    this.#tee?.(logged);
     this.#wakeup.signal();
   }
 
@@ -40,7 +51,7 @@ export class RunEvents {
    * run ends or `signal` fires.
    */
   async *follow(after: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
-    let next = Math.max(0, after + 1);
+    let next = Math.max(0, after + 1 - this.#first);
     let onAbort: (() => void) | undefined;
     const aborted =
       signal === undefined
@@ -65,6 +76,6 @@ export class RunEvents {
 
   /** The id of the last event; -1 before the first. */
   get last(): number {
-    return this.#events.length - 1;
+    return this.#first + this.#events.length - 1;
   }
 }

@@ -79,6 +79,11 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
         protocol = loaded.protocol;
         return loaded.table;
       });
+      // Runs queued on the deployment's shared queue are worked by this engine, loaded for the first one.
+      context.background?.handleAgentRuns(async () => {
+        await routes.load();
+        return runs!;
+      });
       // Protocol v2's event streams stay open while a client follows its thread: they end first.
       app.addHook("preClose", async () => protocol?.close());
       app.addHook("onClose", async () => {

@@ -16,26 +16,33 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
   const { runs, records } = routes;
   const backend = <T>(operation: Promise<T>) => withDeadline("the thread records", routes.backendTimeoutMs, operation);
 
-  async function create(request: FastifyRequest, reply: FastifyReply, threadId: string | undefined) {
+  /** Parses a run's body and admits it against the limits; `start` creates it with the slot to give back. */
+  async function create<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    start: (scope: string, parsed: ReturnType<typeof parseRunCreate>, admission: (() => Promise<void>) | undefined) => Promise<T>,
+  ): Promise<T & ReturnType<typeof parseRunCreate>> {
     const parsed = parseRunCreate(request.body);
     const model = routes.modelOf(request, parsed.request.assistantId);
     const scope = await routes.scopeOf(request);
     // Counted against the tenant's and the model's limits; its slot is given back when the run ends.
     const admission = await routes.limits?.admit(request, reply, model);
     try {
-      const started = await runs.start(scope, threadId, parsed.request, admission);
-      return { ...started, ...parsed };
+      return { ...(await start(scope, parsed, admission)), ...parsed };
     } catch (error) {
       await admission?.();
       throw error;
     }
   }
+  const startHere =
+    (threadId: string | undefined) => (scope: string, parsed: ReturnType<typeof parseRunCreate>, admission?: () => Promise<void>) =>
+      runs.start(scope, threadId, parsed.request, admission);
 
   /** Streams a run's events from `after` until it ends; a client that leaves cancels the run only when it asked to. */
   async function stream(
     reply: FastifyReply,
     run: AgentRunRecord,
-    events: RunEvents,
+    events: Pick<RunEvents, "follow" | "finished">,
     options: { after: number; ids: boolean; cancel: boolean },
   ) {
     const gone = clientGone(reply);
@@ -77,16 +84,22 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     ["/runs", false],
   ] as const) {
     on.post<ThreadParams>(path, async (request, reply) => {
-      const { run } = await create(request, reply, threaded ? request.params.thread_id : undefined);
+      const threadId = threaded ? request.params.thread_id : undefined;
+      // In the background: on the shared queue when the deployment has one.
+      const { run } = await create(request, reply, async (scope, parsed, admission) => ({
+        run: await runs.startInBackground(scope, threadId, parsed.request, admission),
+      }));
       reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
       return publicRun(run);
     });
     on.post<ThreadParams>(`${path}/stream`, async (request, reply) => {
-      const { run, events, resumable, cancelOnDisconnect } = await create(request, reply, threaded ? request.params.thread_id : undefined);
+      const threadId = threaded ? request.params.thread_id : undefined;
+      const { run, events, resumable, cancelOnDisconnect } = await create(request, reply, startHere(threadId));
       return stream(reply, run, events, { after: -1, ids: resumable, cancel: cancelOnDisconnect });
     });
     on.post<ThreadParams>(`${path}/wait`, async (request, reply) => {
-      const { run, cancelOnDisconnect } = await create(request, reply, threaded ? request.params.thread_id : undefined);
+      const threadId = threaded ? request.params.thread_id : undefined;
+      const { run, cancelOnDisconnect } = await create(request, reply, startHere(threadId));
       return waited(reply, run, cancelOnDisconnect);
     });
   }
@@ -152,8 +165,11 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
       // `-1`: from the first event.
       const after = typeof lastEventId === "string" && /^-?\d+$/u.test(lastEventId) ? Math.max(-1, Number(lastEventId)) : undefined;
       if (live === undefined) {
-        // Ended long ago (or on another process): nothing more will come.
-        return stream(reply, run, endedEvents(), { after: -1, ids: true, cancel: false });
+        // A run of the shared queue, from its log (any process); otherwise ended long ago, or
+        // streaming to a client of another process: nothing more comes here.
+        const shared = await runs.sharedEvents(run, after);
+        const events = shared === undefined ? endedEvents() : { finished: false, follow: shared.follow };
+        return stream(reply, run, events, { after: shared?.after ?? -1, ids: true, cancel: false });
       }
       // Without Last-Event-ID, only what happens from now on (a join); with it, everything after it.
       const cancel = request.query.cancel_on_disconnect === "true" || request.query.cancel_on_disconnect === "1";

@@ -1,0 +1,156 @@
+import { v7 as uuid7, validate as validateUuid } from "@langchain/core/utils/uuid";
+import { Command } from "@langchain/langgraph";
+import { AgentConflictError, AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
+import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
+import { type AgentGraph, interruptsOf } from "./agent-graph.js";
+import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
+import { agentStreamEvents } from "./agent-stream.js";
+import { assertReadableMessages } from "./input-messages.js";
+import type { RunProtocolEvent } from "./protocol-threads.js";
+import type { RunEvents } from "./run-events.js";
+import type { SharedLogWriter } from "./shared-agent-runs.js";
+
+/** A run the shared queue gave this worker: its job's signal, and the shared log its events go to. */
+export interface JobRun {
+  signal: AbortSignal;
+  attempt: number;
+  writer: SharedLogWriter | undefined;
+}
+
+/** A run this process executes, from its creation to a while after its end. */
+export interface LiveRun {
+  record: AgentRunRecord;
+  events: RunEvents;
+  controller: AbortController;
+  /** Settles when the run has ended, whatever the way. */
+  done: Promise<void>;
+  /** The state's values when the run ended (or the error it ended with). */
+  result?: unknown;
+  /** Why it was cancelled, when it was. */
+  cancelled?: "interrupt" | "rollback";
+}
+
+/** A call to a backend, under the server's deadline. */
+export type Backend = <T>(what: string, operation: () => Promise<T>) => Promise<T>;
+
+/**
+ * Checks a run's request and finds its thread (or makes the record of a new one). Every error
+ * a client can cause is thrown here, before anything is recorded or sent.
+ */
+export async function prepareRun(
+  runs: { graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph }> },
+  records: AgentRecords,
+  backend: Backend,
+  scope: string,
+  threadId: string | undefined,
+  request: AgentRunRequest,
+): Promise<{ model: string; graph: AgentGraph; temporary: boolean; id: string; thread: AgentThreadRecord }> {
+  const { model, graph } = await runs.graphOf(request.assistantId);
+  if (request.command !== undefined && request.input != null) {
+    throw new AgentConflictError("Send either input or command, not both.", 422);
+  }
+  assertReadableMessages(request.input, "input");
+  assertReadableMessages(request.command?.update, "command.update");
+  const temporary = threadId === undefined;
+  const id = threadId ?? uuid7();
+  let thread = temporary ? undefined : await backend("the thread records", () => records.getThread(scope, id));
+  if (thread === undefined) {
+    if (!temporary && request.ifNotExists !== "create") throw new AgentNotFoundError("thread", id);
+    if (!validateUuid(id))
+      throw new AgentInvalidBodyError(`Thread ${id.slice(0, 80)} cannot be created: a thread id must be a UUID, as LangGraph's are.`);
+    const at = new Date().toISOString();
+    thread = {
+      thread_id: id,
+      scope,
+      graph_id: model,
+      created_at: at,
+      updated_at: at,
+      state_updated_at: at,
+      metadata: { graph_id: model },
+      status: "idle",
+    };
+  }
+  return { model, graph, temporary, id, thread };
+}
+
+/**
+ * Runs the graph on the run's config, its events logged as it goes (or, for protocol v2,
+ * handed to the protocol's sink); then what the run answers: the state's values, with what
+ * it waits on when it paused.
+ */
+export async function driveGraph(
+  graph: AgentGraph,
+  request: AgentRunRequest,
+  config: Record<string, unknown>,
+  runId: string,
+  events: RunEvents,
+  backend: Backend,
+): Promise<{ result: unknown; interrupted: boolean }> {
+  const input =
+    request.command === undefined ? (request.input ?? null) : new Command(request.command as ConstructorParameters<typeof Command>[0]);
+  if (request.protocol !== undefined) {
+    // Protocol v2: LangGraph's own protocol events, every mode, subgraphs included.
+    const stream = await graph.streamEvents(input, { ...config, version: "v3" });
+    for await (const event of stream as AsyncIterable<RunProtocolEvent>) request.protocol.event(event);
+  } else {
+    for await (const { event, data } of agentStreamEvents({
+      graph,
+      input,
+      config,
+      modes: request.streamMode,
+      subgraphs: request.subgraphs,
+      runId,
+    })) {
+      events.push(event, data);
+    }
+  }
+  const checkpointThread = (config.configurable as { thread_id: string }).thread_id;
+  const state = await backend("the checkpointer", () => graph.getState({ configurable: { thread_id: checkpointThread } }));
+  const interrupts = Object.values(interruptsOf(state)).flat();
+  // A run that paused answers with the state and what it waits on, as LangGraph's servers do.
+  return {
+    result: interrupts.length === 0 ? state.values : { ...(state.values as object), __interrupt__: interrupts },
+    interrupted: interrupts.length > 0 || (state.next ?? []).length > 0,
+  };
+}
+
+/**
+ * The run's and its thread's records once it has ended (the run's record as it now stands); a
+ * temporary thread is deleted with its checkpoints, a run rolled back with its record.
+ */
+export async function settleRun(
+  records: AgentRecords,
+  backend: Backend,
+  record: AgentRunRecord,
+  cancelled: "interrupt" | "rollback" | undefined,
+  graph: AgentGraph,
+  end: { status: AgentRunRecord["status"]; threadStatus: AgentThreadRecord["status"]; failure: string | null; busy: boolean },
+): Promise<AgentRunRecord> {
+  if (record.temporary) {
+    await backend("the thread records", () => records.deleteThread(record.scope, record.thread_id));
+    await backend("the checkpointer", () => deleteCheckpoints(graph, checkpointThreadId(record.scope, record.thread_id)));
+    return record;
+  }
+  const at = new Date().toISOString();
+  const ended: AgentRunRecord = {
+    ...record,
+    status: end.status,
+    updated_at: at,
+    ...(cancelled === undefined ? {} : { cancel_reason: cancelled }),
+  };
+  if (cancelled === "rollback") await backend("the thread records", () => records.deleteRun(record.scope, record.run_id));
+  else await backend("the thread records", () => records.putRun(ended));
+  const thread = await backend("the thread records", () => records.getThread(record.scope, record.thread_id));
+  if (thread !== undefined) {
+    await backend("the thread records", () =>
+      records.putThread({
+        ...thread,
+        status: end.busy ? "busy" : end.threadStatus,
+        updated_at: at,
+        state_updated_at: at,
+        error: end.failure,
+      }),
+    );
+  }
+  return ended;
+}

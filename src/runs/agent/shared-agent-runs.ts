@@ -1,0 +1,230 @@
+import type { BackgroundEventLog } from "../../background/event-log.js";
+import type { AgentRunJob, BackgroundQueue } from "../../background/job-queue.js";
+import type { RunCoordinator, RunLease } from "../../coordination/run-coordinator.js";
+import { AgentConflictError } from "../../errors/catalogue.js";
+import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
+import { withDeadline } from "../../util/deadline.js";
+import { type AgentRunRequest, newRunRecord } from "./agent-run-config.js";
+import type { Backend } from "./agent-run-start.js";
+import { type LoggedEvent, RunEvents } from "./run-events.js";
+
+/**
+ * The deployment's shared queue, as the Agent Protocol uses it: a run created in the
+ * background is a job any process may work (and take over from a worker that died), its
+ * events go to a log every process reads, and a cancel reaches the worker that runs it.
+ */
+export interface SharedAgentRuns {
+  queue: BackgroundQueue;
+  events: BackgroundEventLog<LoggedEvent>;
+  /** A queued run's thread lease expires this soon after its worker stops (the queue's takeover time). */
+  leaseTtlMs?: number;
+}
+
+/** How often a queued run looks again for its thread's lease (held by the run before it). */
+const LEASE_POLL_MS = 200;
+
+/**
+ * The thread's lease, once the run before it lets go: polled until it is free or the signal
+ * fires (a cancel, a stop). Runs of one thread take turns this way across processes.
+ */
+export async function leaseWhenFree(
+  coordinator: RunCoordinator,
+  key: string,
+  signal: AbortSignal,
+  ttlMs: number | undefined,
+  backend: <T>(what: string, operation: () => Promise<T>) => Promise<T>,
+): Promise<RunLease> {
+  for (;;) {
+    if (signal.aborted) throw signal.reason;
+    const lease = await backend("the run coordinator", () => coordinator.tryAcquire(key, ttlMs === undefined ? undefined : { ttlMs }));
+    if (lease !== null) return lease;
+    await pause(LEASE_POLL_MS, signal);
+  }
+}
+
+/**
+ * Writes a run's events to the shared log in order, as they come: what arrives while a write
+ * is out goes in the next one. A log that fails loses events (warned once), never the run.
+ */
+export class SharedLogWriter {
+  readonly #log: BackgroundEventLog<LoggedEvent>;
+  readonly #runId: string;
+  readonly #timeoutMs: number;
+  readonly #warn: (error: unknown) => void;
+  #pending: LoggedEvent[] = [];
+  #writing: Promise<void> | undefined;
+  #failed = false;
+
+  constructor(log: BackgroundEventLog<LoggedEvent>, runId: string, timeoutMs: number, warn: (error: unknown) => void) {
+    this.#log = log;
+    this.#runId = runId;
+    this.#timeoutMs = timeoutMs;
+    this.#warn = warn;
+  }
+
+  add(event: LoggedEvent): void {
+    this.#pending.push(event);
+    this.#writing ??= this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const batch = this.#pending;
+      this.#pending = [];
+      await withDeadline("the run's event log", this.#timeoutMs, this.#log.append(this.#runId, batch)).catch((error: unknown) => {
+        if (!this.#failed) this.#warn(error);
+        this.#failed = true;
+      });
+    }
+    this.#writing = undefined;
+  }
+
+  /** Waits for every event added so far to be written. */
+  async flush(): Promise<void> {
+    while (this.#writing !== undefined) await this.#writing;
+  }
+
+  /** Writes what is left, then marks the log complete: followers end after the last event. */
+  async finish(): Promise<void> {
+    await this.flush();
+    await withDeadline("the run's event log", this.#timeoutMs, this.#log.finish(this.#runId)).catch((error: unknown) => {
+      if (!this.#failed) this.#warn(error);
+    });
+  }
+}
+
+/** The runs of a thread that wait or run, on any process (their records say). */
+export async function activeRuns(records: AgentRecords, backend: Backend, scope: string, threadId: string): Promise<AgentRunRecord[]> {
+  const runs = await backend("the thread records", () => records.listRuns(scope, threadId));
+  return runs.filter((run) => run.status === "pending" || run.status === "running");
+}
+
+/**
+ * Queues a background run on the shared queue: the multitask strategy against the runs the
+ * thread has on any process, then the records (`pending`, the thread busy), then the job.
+ */
+export async function enqueueRun(
+  deps: { records: AgentRecords; shared: SharedAgentRuns; backend: Backend },
+  run: { scope: string; request: AgentRunRequest; model: string; temporary: boolean; id: string; thread: AgentThreadRecord },
+  cancel: (runId: string, action: "interrupt" | "rollback") => Promise<void>,
+): Promise<AgentRunRecord> {
+  const { records, shared, backend } = deps;
+  const { scope, request, model, temporary, id, thread } = run;
+  const active = temporary ? [] : await activeRuns(records, backend, scope, id);
+  if (active.length > 0 && request.multitaskStrategy === "reject") {
+    throw new AgentConflictError("This thread is already running a run. Wait for it to finish, or choose another multitask_strategy.");
+  }
+  if (request.command?.resume !== undefined && active.length === 0 && thread.status !== "interrupted") {
+    throw new AgentConflictError(`Thread ${id} is not waiting on an interrupt: there is nothing to resume.`);
+  }
+  if (request.multitaskStrategy === "interrupt" || request.multitaskStrategy === "rollback") {
+    // A run streaming to a client of another process cannot be stopped from here: this one waits its turn.
+    for (const earlier of active) await cancel(earlier.run_id, request.multitaskStrategy).catch(() => {});
+  }
+  const at = new Date().toISOString();
+  const record = newRunRecord(scope, id, request, temporary, at);
+  await backend("the thread records", async () => {
+    await records.putThread({ ...thread, status: "busy", updated_at: at, graph_id: model });
+    await records.putRun(record);
+  });
+  const { protocol: _protocol, ...carried } = request;
+  const job: AgentRunJob = { kind: "agent-run", runId: record.run_id, threadId: id, scope, request: { ...carried }, queuedAt: Date.now() };
+  try {
+    await backend("the background queue", () => shared.queue.enqueue(job));
+  } catch (error) {
+    // Not queued: the records go back to what they were.
+    await backend("the thread records", async () => {
+      await records.deleteRun(scope, record.run_id);
+      await records.putThread({ ...thread, updated_at: new Date().toISOString() });
+    }).catch(() => {});
+    throw error;
+  }
+  return record;
+}
+
+/** The event log of a run a worker of the shared queue runs: numbered after what an earlier worker logged. */
+export async function jobEvents(
+  shared: SharedAgentRuns | undefined,
+  runId: string,
+  attempt: number,
+  options: { backend: Backend; timeoutMs: number; warn: (error: unknown) => void },
+): Promise<{ writer: SharedLogWriter | undefined; events: RunEvents }> {
+  if (shared === undefined) return { writer: undefined, events: new RunEvents() };
+  const writer = new SharedLogWriter(shared.events, runId, options.timeoutMs, options.warn);
+  const first = attempt > 1 ? (await options.backend("the run's event log", () => shared.events.last(runId))) + 1 : 0;
+  return { writer, events: new RunEvents({ first, tee: (event) => writer.add(event) }) };
+}
+
+/**
+ * The events of a run of the shared queue, from any process: those after `after`, then each
+ * new one until it ends or `signal` fires. A run not started yet (queued, or waiting for its
+ * thread) has no log: it is waited for while `active()` says the run has not ended.
+ */
+export async function* followShared(
+  shared: SharedAgentRuns,
+  backend: Backend,
+  runId: string,
+  after: number,
+  signal: AbortSignal,
+  active: () => Promise<boolean>,
+): AsyncGenerator<LoggedEvent> {
+  for (;;) {
+    const found = await backend("the run's event log", () => shared.events.from(runId, after, signal));
+    if (found.kind === "events") {
+      yield* found.events;
+      return;
+    }
+    if (found.kind === "past-end" || signal.aborted || !(await active())) return;
+    await pause(ELSEWHERE_POLL_MS, signal);
+  }
+}
+
+/** How often a join of a run on another process looks at its record. */
+const ELSEWHERE_POLL_MS = 250;
+
+/** Waits for a run another process runs to end (its record says so), or for `signal`. */
+export async function awaitRunEnd(
+  records: AgentRecords,
+  backend: Backend,
+  scope: string,
+  runId: string,
+  signal: AbortSignal,
+): Promise<void> {
+  for (;;) {
+    const record = await backend("the thread records", () => records.getRun(scope, runId));
+    if (record === undefined || (record.status !== "pending" && record.status !== "running") || signal.aborted) return;
+    await pause(ELSEWHERE_POLL_MS, signal);
+  }
+}
+
+/** Waits `ms`, or less when `signal` fires. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** Beyond a takeover, how long a cancel with `wait` waits for a run of the shared queue to end. */
+const CANCEL_WAIT_MARGIN_MS = 30_000;
+
+/** Waits for a cancelled run of the shared queue to end, at most as long as a takeover and a step take. */
+export async function awaitCancelled(
+  runs: { awaitElsewhere(scope: string, runId: string, signal: AbortSignal): Promise<void> },
+  scope: string,
+  runId: string,
+  leaseTtlMs: number | undefined,
+): Promise<void> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), (leaseTtlMs ?? 30_000) + CANCEL_WAIT_MARGIN_MS);
+  try {
+    await runs.awaitElsewhere(scope, runId, controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -89,8 +89,14 @@ export function surfaceSettings(
  * are recorded in the process that serves them, so a worker of `--workers` (whose requests any
  * worker may take) serves none.
  */
-function langgraphSetting(setting: boolean | { prefix?: string | undefined } | undefined, isWorker: boolean): false | { prefix?: string } {
+function langgraphSetting(
+  setting: boolean | { prefix?: string | undefined; websocket?: boolean | undefined } | undefined,
+  isWorker: boolean,
+): false | { prefix?: string; websocket?: boolean } {
   if (setting === false || isWorker) return false;
-  const prefix = typeof setting === "object" ? setting.prefix : undefined;
-  return prefix === undefined ? {} : { prefix };
+  if (typeof setting !== "object") return {};
+  return {
+    ...(setting.prefix === undefined ? {} : { prefix: setting.prefix }),
+    ...(setting.websocket === undefined ? {} : { websocket: setting.websocket }),
+  };
 }

@@ -110,7 +110,7 @@ export const configSchema = z.strictObject({
         ])
         .optional(),
       a2a: z.boolean().optional(),
-      langgraph: z.union([z.boolean(), z.strictObject({ prefix: z.string().optional() })]).optional(),
+      langgraph: z.union([z.boolean(), z.strictObject({ prefix: z.string().optional(), websocket: z.boolean().optional() })]).optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
       requestTimeoutMs: z.int().min(1_000).default(60_000),
@@ -276,9 +276,11 @@ export interface ChatServeConfig {
     /**
      * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
      * as `langgraph dev` does, or under `prefix`: `@langchain/langgraph-sdk`, `useStream` and
-     * `RemoteGraph` work against it (docs/langgraph.md). Default: on.
+     * `RemoteGraph` work against it (docs/langgraph.md). Default: on. `websocket: true` serves
+     * protocol v2 over a WebSocket too (`GET /threads/{id}/stream/events`), for clients that
+     * choose that transport; server-sent events, the SDK's default, are always served.
      */
-    langgraph?: boolean | { prefix?: string };
+    langgraph?: boolean | { prefix?: string; websocket?: boolean };
     bodyLimit?: number;
     /** How long a client may take to send its request headers. Default 20 s. */
     headersTimeoutMs?: number;

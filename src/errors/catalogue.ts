@@ -104,6 +104,12 @@ export class AgentInvalidBodyError extends ClientError {
   readonly code = "invalid_body";
 }
 
+/** A plain request to a path that speaks only WebSocket (protocol v2's `GET /threads/{id}/stream/events`). */
+export class UpgradeRequiredError extends ClientError {
+  readonly status = 426;
+  readonly code = "upgrade_required";
+}
+
 /** An `Idempotency-Key` used before with another request body. */
 export class IdempotencyKeyReusedError extends ClientError {
   readonly status = 422;

@@ -170,9 +170,10 @@ export class RunLimits {
 
   /**
    * Counts the request against its limits; throws 429 when it is over one. The returned
-   * function gives back its concurrent-run slot; call it when the run has ended.
+   * function gives back its concurrent-run slot; call it when the run has ended. Without a
+   * reply (a WebSocket's command), a refusal carries no rate-limit headers.
    */
-  async admit(request: FastifyRequest, reply: FastifyReply, model: string): Promise<Admission> {
+  async admit(request: FastifyRequest, reply: FastifyReply | undefined, model: string): Promise<Admission> {
     this.#models.set(request, model);
     const { limit, bucket } = this.#limitOf(model);
     const subject = bucket === "*" ? "requests" : `requests on model '${model}'`;
@@ -186,9 +187,9 @@ export class RunLimits {
       }
       if (result !== undefined && !result.isAllowed) {
         const resetSeconds = Math.max(1, result.ttlInSeconds ?? 1);
-        reply.header("x-ratelimit-limit-requests", String(result.max));
-        reply.header("x-ratelimit-remaining-requests", String(result.remaining ?? 0));
-        reply.header("x-ratelimit-reset-requests", `${resetSeconds}s`);
+        reply?.header("x-ratelimit-limit-requests", String(result.max));
+        reply?.header("x-ratelimit-remaining-requests", String(result.remaining ?? 0));
+        reply?.header("x-ratelimit-reset-requests", `${resetSeconds}s`);
         if (result.isExceeded === true) {
           const window = (this.#settings.windowMs ?? 60_000) === 60_000 ? "per minute" : `per ${(this.#settings.windowMs ?? 0) / 1000}s`;
           throw new RateLimitExceededError(

@@ -146,7 +146,7 @@ export function sendServeError(
 }
 
 /** What a request no route took gets: 405 with the path's methods when the path is known, else 404. */
-export async function unknownUrl(request: FastifyRequest, methods: MethodIndex | undefined): Promise<ServeError> {
+async function unknownUrl(request: FastifyRequest, methods: MethodIndex | undefined): Promise<ServeError> {
   const refused = await methods?.refused(request.method, request.url);
   return refused === undefined
     ? new UnknownUrlError(request.method, request.url)

@@ -68,6 +68,12 @@ export class ProtocolLog {
     return event;
   }
 
+  /** The logged events after `after`, now (the oldest kept first): a replay that nothing can interleave. */
+  logged(after: number): readonly LoggedProtocolEvent[] {
+    const first = this.#events[0]?.event.seq ?? after + 1;
+    return this.#events.slice(Math.max(0, after + 1 - first));
+  }
+
   /** Ends every follower (the server is closing, or the thread was forgotten). */
   close(): void {
     this.#closed = true;

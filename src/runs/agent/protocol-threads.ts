@@ -117,6 +117,17 @@ export class ProtocolThreads {
     return this.#session(scope, threadId).log.follow(filter, this.#options.matches, signal);
   }
 
+  /** Every event of the thread after `since`, then each new one (a WebSocket's one feed, filtered per subscription). */
+  followAll(scope: string, threadId: string, since: number, signal: AbortSignal): AsyncGenerator<LoggedProtocolEvent> {
+    return this.#session(scope, threadId).log.follow({ channels: [], since }, () => true, signal);
+  }
+
+  /** The thread's logged events after `after`, now; and the `seq` of its last event. */
+  logged(scope: string, threadId: string, after: number): { events: readonly LoggedProtocolEvent[]; seq: number } {
+    const { log } = this.#session(scope, threadId);
+    return { events: log.logged(after), seq: log.seq };
+  }
+
   /** Ends every follower: the server is closing. */
   close(): void {
     for (const session of this.#sessions.values()) session.log.close();
@@ -217,7 +228,7 @@ export class ProtocolThreads {
         case "subscription.reconnect":
           return error(
             "not_supported",
-            `${command.method} is for the WebSocket transport; over HTTP, follow the thread with POST /threads/${threadId}/stream/events.`,
+            `${command.method} is for the WebSocket transport (GET /threads/${threadId}/stream/events, upgraded); over HTTP, follow the thread with POST /threads/${threadId}/stream/events.`,
           );
         default:
           return error("unknown_command", `Unknown protocol command: ${command.method.slice(0, 80)}.`);

@@ -14,6 +14,7 @@ import { type AgentRecords, MemoryAgentRecords } from "../../store/agent-records
 import type { Usage } from "../../wire/response.js";
 import { registerAssistantRoutes } from "./assistants-routes.js";
 import { matchesFilter, registerProtocolRoutes } from "./protocol-routes.js";
+import type { ProtocolSocketDeps } from "./protocol-socket.js";
 import { registerRunRoutes } from "./runs-routes.js";
 import { registerStoreRoutes } from "./store-routes.js";
 import { registerThreadRoutes } from "./threads-routes.js";
@@ -58,7 +59,7 @@ export function langGraphRoutes(
   app: FastifyInstance,
   context: SurfaceContext,
   options: LangGraphSurfaceOptions,
-): { table: RouteTable; runs: AgentRuns; protocol: ProtocolThreads } {
+): { table: RouteTable; runs: AgentRuns; protocol: ProtocolThreads; socket: ProtocolSocketDeps } {
   const { registry } = context;
   // Where the rest of the store is: in memory, or in Postgres beside stored responses.
   const records = options.records ?? registry.store.agentRecords;
@@ -113,6 +114,6 @@ export function langGraphRoutes(
   registerThreadRoutes(on, routes);
   registerRunRoutes(on, routes);
   registerStoreRoutes(on, routes, registry.graphStore);
-  registerProtocolRoutes(on, routes);
-  return { table: on, runs, protocol: routes.protocol };
+  const socket = registerProtocolRoutes(on, routes);
+  return { table: on, runs, protocol: routes.protocol, socket };
 }

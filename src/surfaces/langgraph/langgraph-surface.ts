@@ -1,10 +1,12 @@
-import type { HTTPMethods } from "fastify";
+import type { FastifyRequest, HTTPMethods } from "fastify";
+import type { WebSocket } from "ws";
 import { registerLazyRoutes } from "../../http/lazy-routes.js";
 import type { Surface } from "../../http/surface.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { AgentRuns } from "../../runs/agent/agent-runs.js";
 import type { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
 import type { AgentRecords } from "../../store/agent-records.js";
+import type { ProtocolSocketDeps } from "./protocol-socket.js";
 
 /** `server.langgraph` as a bind takes it: on, and where. */
 export interface LangGraphBindSettings {
@@ -12,6 +14,12 @@ export interface LangGraphBindSettings {
   prefix?: string;
   /** Where threads and runs are recorded. Default: in this process's memory. */
   records?: AgentRecords;
+  /**
+   * Protocol v2 over a WebSocket too (`GET /threads/{id}/stream/events`). Off by default:
+   * `@fastify/websocket` then never loads (it would add to every start), and clients use
+   * server-sent events, the SDK's default transport.
+   */
+  websocket?: boolean;
 }
 
 const RUNS = [
@@ -51,8 +59,13 @@ const METHODS: Record<string, readonly HTTPMethods[]> = {
   "/store/items/search": ["POST"],
   "/store/namespaces": ["POST"],
   "/threads/:thread_id/commands": ["POST"],
-  "/threads/:thread_id/stream/events": ["POST"],
+  "/threads/:thread_id/stream/events": ["GET", "POST"],
 };
+
+/** Protocol v2's WebSocket: registered on its own (it upgrades before the engine loads). */
+const SOCKET = "/threads/:thread_id/stream/events";
+/** The routes whose handlers load with the engine: all but the socket's GET. */
+const LAZY: Record<string, readonly HTTPMethods[]> = { ...METHODS, [SOCKET]: ["POST"] };
 
 /**
  * The LangGraph Agent Protocol (assistants, threads, runs, store), as `langgraph dev` serves
@@ -64,12 +77,16 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
   const prefix = settings.prefix ?? "";
   return {
     name: "langgraph",
-    register: (app, context) => {
+    register: async (app, context) => {
+      // Messages in replies as the protocol writes them (`{ type, content, … }`), not LangChain's
+      // constructor form: set first, as each route takes the serializer set when it is made.
+      app.setReplySerializer((payload) => protocolJson(payload));
       const startedAt = new Date().toISOString();
       let runs: AgentRuns | undefined;
       let protocol: ProtocolThreads | undefined;
+      let socket: ProtocolSocketDeps | undefined;
       // The engine and its schemas load on the first request to the protocol.
-      const routes = registerLazyRoutes(app, METHODS, async () => {
+      const routes = registerLazyRoutes(app, LAZY, async () => {
         const loaded = (await import("./langgraph-routes.js")).langGraphRoutes(app, context, {
           version: settings.version,
           startedAt,
@@ -77,7 +94,33 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
         });
         runs = loaded.runs;
         protocol = loaded.protocol;
+        socket = loaded.socket;
         return loaded.table;
+      });
+      // Protocol v2 over a WebSocket, when asked for: upgraded by @fastify/websocket after the mount's hooks.
+      if (settings.websocket === true) {
+        await app.register((await import("@fastify/websocket")).default, { options: { maxPayload: 1024 * 1024 } });
+      }
+      app.route<{ Params: { thread_id: string } }>({
+        method: "GET",
+        url: SOCKET,
+        handler: async (request) => {
+          const { upgradeRequired } = await import("./protocol-socket.js");
+          throw upgradeRequired(request.params.thread_id, settings.websocket === true);
+        },
+        ...(settings.websocket === true
+          ? {
+              wsHandler: async (connection: WebSocket, request: FastifyRequest<{ Params: { thread_id: string } }>) => {
+                // Nothing the client sends while the engine loads is lost.
+                const messages: string[] = [];
+                const collect = (data: unknown, isBinary: boolean) => messages.push(isBinary ? "" : String(data));
+                connection.on("message", collect);
+                await routes.load();
+                const { serveProtocolSocket } = await import("./protocol-socket.js");
+                await serveProtocolSocket(connection, request, socket!, { messages, stop: () => connection.off("message", collect) });
+              },
+            }
+          : {}),
       });
       // Runs queued on the deployment's shared queue are worked by this engine, loaded for the first one.
       context.background?.handleAgentRuns(async () => {
@@ -92,14 +135,17 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
         protocol?.close();
         await runs?.close();
       });
-      // Messages in replies as the protocol writes them (`{ type, content, … }`), not LangChain's constructor form.
-      app.setReplySerializer((payload) => protocolJson(payload));
     },
     methods: METHODS,
     apiLabels: Object.fromEntries(Object.keys(METHODS).map((path) => [path, "langgraph"])),
     publicPaths: ["/ok", "/info"],
     runPaths: RUNS,
     errorBody: (error) => ({ detail: error.message }),
-    bannerRows: (_base, address) => [["langgraph", `${address}${prefix}  (LangGraph Agent Protocol: the SDK, useStream, RemoteGraph)`]],
+    bannerRows: (_base, address) => [
+      [
+        "langgraph",
+        `${address}${prefix}  (LangGraph Agent Protocol: the SDK, useStream, RemoteGraph${settings.websocket === true ? "; protocol v2 over WebSocket too" : ""})`,
+      ],
+    ],
   };
 }

@@ -2,10 +2,12 @@ import { isSupportedChannel, matchesSubscription } from "@langchain/langgraph/st
 import { z } from "zod";
 import type { RouteTable } from "../../http/lazy-routes.js";
 import type { LoggedProtocolEvent, ProtocolEvent, ProtocolFilter } from "../../runs/agent/protocol-log.js";
+import type { ProtocolCommand } from "../../runs/agent/protocol-threads.js";
 import type { LoggedEvent } from "../../runs/agent/run-events.js";
 import { clientGone, writeAgentSse } from "./agent-sse.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { parseBody } from "./langgraph-schemas.js";
+import type { ProtocolSocketDeps } from "./protocol-socket.js";
 
 type ThreadParams = { Params: { thread_id: string } };
 
@@ -43,18 +45,33 @@ async function* asSse(events: AsyncIterable<LoggedProtocolEvent>): AsyncGenerato
 }
 
 /**
- * Protocol v2 over HTTP: commands on a thread (`run.start`, `input.respond`, `state.get`,
- * `agent.getTree`), and the thread's events as SSE, filtered by channel and namespace,
- * replayed from `since`, open for as long as the client follows the thread.
+ * Protocol v2: commands on a thread (`run.start`, `input.respond`, `state.get`,
+ * `agent.getTree`) over HTTP, and the thread's events as SSE, filtered by channel and
+ * namespace, replayed from `since`, open for as long as the client follows the thread; or
+ * both over one WebSocket, with `subscription.subscribe` and `subscription.unsubscribe`.
  */
-export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes): void {
+export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes): ProtocolSocketDeps {
   const { runs, protocol } = routes;
 
+  const parseCommand = (body: unknown): ProtocolCommand => {
+    const command = parseBody(protocolCommand, body, "command");
+    return { id: command.id, method: command.method, params: command.params ?? {} };
+  };
+  const parseFilter = (body: unknown): ProtocolFilter => {
+    const parsed = parseBody(eventsFilter, body, "event filter");
+    return {
+      channels: parsed.channels,
+      ...(parsed.namespaces == null ? {} : { namespaces: parsed.namespaces }),
+      ...(parsed.depth == null ? {} : { depth: parsed.depth }),
+      ...(parsed.since == null ? {} : { since: parsed.since }),
+    };
+  };
+
   on.post<ThreadParams>("/threads/:thread_id/commands", async (request, reply) => {
-    const command = parseBody(protocolCommand, request.body, "command");
+    const command = parseCommand(request.body);
     const scope = await routes.scopeOf(request);
     const threadId = request.params.thread_id;
-    return protocol.command(scope, threadId, { id: command.id, method: command.method, params: command.params ?? {} }, async (run) => {
+    return protocol.command(scope, threadId, command, async (run) => {
       const model = routes.modelOf(request, run.assistantId);
       // Counted against the tenant's and the model's limits, as every run is.
       const admission = await routes.limits?.admit(request, reply, model);
@@ -68,13 +85,7 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
   });
 
   on.post<ThreadParams>("/threads/:thread_id/stream/events", async (request, reply) => {
-    const body = parseBody(eventsFilter, request.body, "event filter");
-    const filter: ProtocolFilter = {
-      channels: body.channels,
-      ...(body.namespaces == null ? {} : { namespaces: body.namespaces }),
-      ...(body.depth == null ? {} : { depth: body.depth }),
-      ...(body.since == null ? {} : { since: body.since }),
-    };
+    const filter = parseFilter(request.body);
     const scope = await routes.scopeOf(request);
     const gone = clientGone(reply);
     try {
@@ -86,4 +97,7 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
       gone.dispose();
     }
   });
+
+  // The same thread over a WebSocket: the socket's route is the surface's own (it upgrades first).
+  return { routes, parseCommand, parseFilter, matches: matchesFilter };
 }

@@ -1,0 +1,183 @@
+import { v7 as uuid7 } from "@langchain/core/utils/uuid";
+import type { FastifyRequest } from "fastify";
+import type { WebSocket } from "ws";
+import { UpgradeRequiredError } from "../../errors/catalogue.js";
+import { toServeError } from "../../errors/to-serve-error.js";
+import { protocolJson } from "../../runs/agent/agent-graph.js";
+import type { ProtocolEvent, ProtocolFilter } from "../../runs/agent/protocol-log.js";
+import type { ProtocolCommand, StartRun } from "../../runs/agent/protocol-threads.js";
+import type { LangGraphRoutes } from "./langgraph-routes.js";
+
+/** What a socket's commands need of the HTTP side: how they are parsed, matched and run. */
+export interface ProtocolSocketDeps {
+  routes: LangGraphRoutes;
+  /** A command's shape, as `POST /commands` checks it. */
+  parseCommand(body: unknown): ProtocolCommand;
+  /** A subscription's filter, as `POST /stream/events` checks it. */
+  parseFilter(body: unknown): ProtocolFilter;
+  /** Whether a subscription's filter takes an event (LangGraph's own matching). */
+  matches(event: ProtocolEvent, filter: ProtocolFilter): boolean;
+}
+
+const OPEN = 1;
+/** Closed because the server is going away (its `close()`). */
+const GOING_AWAY = 1001;
+
+/** A GET of the socket's path that is not upgraded (426): a plain request, or the WebSocket turned off. */
+export function upgradeRequired(threadId: string, served: boolean): UpgradeRequiredError {
+  const path = `/threads/${threadId.slice(0, 80)}/stream/events`;
+  return new UpgradeRequiredError(
+    served
+      ? `GET ${path} is protocol v2's WebSocket: connect with a WebSocket client, or POST a filter to it for server-sent events.`
+      : `Protocol v2 over a WebSocket is off on this server: set server.langgraph to { websocket: true } in chat-serve.config.ts, or follow the thread with server-sent events (POST ${path}), the SDK's default transport.`,
+  );
+}
+
+/**
+ * Protocol v2 over a WebSocket (`GET /threads/{id}/stream/events`, upgraded by
+ * `@fastify/websocket` after the mount's hooks: keys, limits, request ids): commands in,
+ * their answers and the thread's events out, on one ordered socket.
+ */
+export async function serveProtocolSocket(
+  socket: WebSocket,
+  request: FastifyRequest<{ Params: { thread_id: string } }>,
+  deps: ProtocolSocketDeps,
+  /** What the client sent while the engine loaded; `stop()` ends that collection. */
+  early: { messages: string[]; stop(): void },
+): Promise<void> {
+  const scope = await deps.routes.scopeOf(request);
+  // In one turn: the early messages stop coming there and start coming here.
+  early.stop();
+  serveSocket(socket, { request, scope, threadId: request.params.thread_id, deps, early: early.messages });
+}
+
+interface Subscription {
+  filter: ProtocolFilter;
+  /** Events up to this `seq` reached the client in its replay (or before it subscribed). */
+  after: number;
+}
+
+function serveSocket(
+  socket: WebSocket,
+  session: { request: FastifyRequest; scope: string; threadId: string; deps: ProtocolSocketDeps; early: string[] },
+): void {
+  const { request, scope, threadId, deps } = session;
+  const { protocol, runs } = deps.routes;
+  const subscriptions = new Map<string, Subscription>();
+  const controller = new AbortController();
+  const send = (json: string) => {
+    if (socket.readyState === OPEN) socket.send(json);
+  };
+  const answer = (id: number | null, response: Record<string, unknown>) =>
+    send(
+      JSON.stringify({
+        id,
+        meta: { thread_id: threadId, applied_through_seq: protocol.logged(scope, threadId, Number.MAX_SAFE_INTEGER).seq },
+        ...response,
+      }),
+    );
+  const fail = (id: number | null, error: string, message: string) => answer(id, { type: "error", error, message });
+
+  // One feed of the thread's events from now on; each goes out once if a subscription wants it.
+  const start = protocol.logged(scope, threadId, Number.MAX_SAFE_INTEGER).seq;
+  void (async () => {
+    for await (const { event, json } of protocol.followAll(scope, threadId, start, controller.signal)) {
+      for (const subscription of subscriptions.values()) {
+        if (event.seq > subscription.after && deps.matches(event, subscription.filter)) {
+          send(json);
+          break;
+        }
+      }
+    }
+    // The log closed under it (the server is closing): so does the socket.
+    if (!controller.signal.aborted) socket.close(GOING_AWAY, "The server is closing.");
+  })().catch((error: unknown) => {
+    request.log.warn({ err: error }, "a protocol WebSocket's event feed failed");
+    socket.close(GOING_AWAY, "The thread's events could not be read.");
+  });
+
+  const startRun: StartRun = async (run) => {
+    const model = deps.routes.modelOf(request, run.assistantId);
+    // Limits count the run; a refusal is the command's error (the socket has no headers to set).
+    const admission = await deps.routes.limits?.admit(request, undefined, model);
+    try {
+      return (await runs.start(scope, threadId, run, admission)).run;
+    } catch (error) {
+      await admission?.();
+      throw error;
+    }
+  };
+
+  const subscribe = (id: number, params: unknown) => {
+    const filter = deps.parseFilter(params ?? {});
+    const subscriptionId = uuid7();
+    // Answer first, then the replay, then live: all in one turn, so nothing falls between them.
+    const { events, seq } = protocol.logged(scope, threadId, filter.since ?? 0);
+    const replay = events.filter(({ event }) => deps.matches(event, filter));
+    answer(id, { type: "success", result: { subscription_id: subscriptionId, replayed_events: replay.length } });
+    for (const { json } of replay) send(json);
+    subscriptions.set(subscriptionId, { filter, after: seq });
+  };
+
+  const handle = async (data: string) => {
+    let command: ProtocolCommand;
+    try {
+      command = deps.parseCommand(JSON.parse(data));
+    } catch (error) {
+      const id = (() => {
+        try {
+          const parsed = JSON.parse(data) as { id?: unknown };
+          return typeof parsed.id === "number" ? parsed.id : null;
+        } catch {
+          return null;
+        }
+      })();
+      fail(id, "invalid_argument", error instanceof SyntaxError ? "A command must be a JSON object." : (error as Error).message);
+      return;
+    }
+    const params = command.params ?? {};
+    try {
+      switch (command.method) {
+        case "subscription.subscribe":
+          subscribe(command.id, params);
+          return;
+        case "subscription.unsubscribe": {
+          const subscriptionId = typeof params.subscription_id === "string" ? params.subscription_id : "";
+          if (!subscriptions.delete(subscriptionId)) {
+            fail(command.id, "no_such_subscription", `No subscription ${subscriptionId.slice(0, 80)} on this socket.`);
+            return;
+          }
+          answer(command.id, { type: "success", result: {} });
+          return;
+        }
+        case "subscription.reconnect":
+          fail(command.id, "not_supported", "subscription.reconnect is not served: subscribe again with since.");
+          return;
+        default:
+          // Messages as the protocol writes them (`{ type, content, … }`), as over HTTP.
+          send(protocolJson(await protocol.command(scope, threadId, command, startRun)) ?? "null");
+      }
+    } catch (error) {
+      // The same mistakes as over HTTP (an unknown assistant, a busy thread, a limit), in the protocol's terms.
+      const failure = toServeError(error);
+      if (failure.status < 500) fail(command.id, failure.status === 404 ? "no_such_run" : "invalid_argument", failure.message);
+      else {
+        request.log.error({ err: error }, "a protocol WebSocket command failed");
+        fail(command.id, "internal_error", "The command failed on the server; see its log.");
+      }
+    }
+  };
+
+  // Commands are answered in the order they came.
+  let queue = Promise.resolve();
+  for (const text of session.early) queue = queue.then(() => handle(text));
+  socket.on("message", (data, isBinary) => {
+    const text = isBinary ? "" : String(data);
+    queue = queue.then(() => handle(text));
+  });
+  socket.on("error", () => socket.terminate());
+  socket.once("close", () => {
+    controller.abort();
+    subscriptions.clear();
+  });
+}

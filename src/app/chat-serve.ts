@@ -1,7 +1,6 @@
 import { createRequire } from "node:module";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { BackgroundRuns } from "../background/background-runs.js";
-import type { BackgroundEventLog } from "../background/event-log.js";
 import { MemoryEventLog } from "../background/event-log.js";
 import { type BackgroundQueue, InProcessQueue } from "../background/job-queue.js";
 import { WebhookSender, type WebhookTarget } from "../background/webhooks.js";
@@ -20,6 +19,7 @@ import type { Surface } from "../http/surface.js";
 import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
+import type { BackgroundEventLog } from "../runs/jobs.js";
 import { RunTracker } from "../runs/run-tracker.js";
 import { assertTracingInstalled, TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";

@@ -13,21 +13,15 @@ import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
 import type { SharedAgentRuns } from "../runs/agent/shared-agent-runs.js";
 import { resolveRunId } from "../runs/interrupts/checkpoint-key.js";
+import type { BackgroundEventLog, EventsFrom } from "../runs/jobs.js";
+import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../runs/jobs.js";
 import { type PreparedRun, prepareRun, type RunLogger } from "../runs/prepare-run.js";
 import type { RunTracker } from "../runs/run-tracker.js";
 import { streamRun } from "../runs/stream-run.js";
 import type { ResponseRecord } from "../store/conversation-store.js";
 import { anySignal } from "../util/any-signal.js";
 import type { ResponseObject, ResponseStreamEvent } from "../wire/responses-response.js";
-import type { BackgroundEventLog, EventsFrom } from "./event-log.js";
-import {
-  type AgentRunJob,
-  type BackgroundJob,
-  type BackgroundQueue,
-  JobCancelledError,
-  JobLostError,
-  type JobOutcome,
-} from "./job-queue.js";
+import type { BackgroundJob, BackgroundQueue } from "./job-queue.js";
 import { planStart } from "./takeover.js";
 import type { WebhookEventType, WebhookSender } from "./webhooks.js";
 

@@ -1,16 +1,9 @@
 import { type Job, Queue, WaitingError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
+import { JobCancelledError, JobLostError, type JobOutcome } from "../runs/jobs.js";
 import { withDeadline } from "../util/deadline.js";
-import {
-  type BackgroundQueue,
-  JobCancelledError,
-  type JobHandler,
-  JobLostError,
-  type JobOutcome,
-  jobIdOf,
-  type QueuedJob,
-} from "./job-queue.js";
+import { type BackgroundQueue, type JobHandler, jobIdOf, type QueuedJob } from "./job-queue.js";
 import { RedisEventLog } from "./redis-event-log.js";
 
 /** The reasons this queue gives BullMQ's cancel, read back from a processor's signal. */

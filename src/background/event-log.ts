@@ -1,28 +1,5 @@
+import type { BackgroundEventLog, EventsFrom } from "../runs/jobs.js";
 import type { ResponseStreamEvent } from "../wire/responses-response.js";
-
-/** What reading a response's events from a point found. */
-export type EventsFrom<E = ResponseStreamEvent> =
-  | { kind: "events"; events: AsyncIterable<E> }
-  /** The log holds no events of this response (never streamed here, or expired). */
-  | { kind: "unknown" }
-  /** `after` is at or past the last event of a response whose events have all been written. */
-  | { kind: "past-end"; last: number };
-
-/**
- * The events of background responses, in order, so a client can reattach and replay them
- * from any point, then follow the live ones until the response ends.
- */
-export interface BackgroundEventLog<E = ResponseStreamEvent> {
-  /** Adds events of a response, in order (an event's `sequence_number` is its place). */
-  append(responseId: string, events: readonly E[]): Promise<void>;
-  /** Marks a response's events complete: followers end after the last one. */
-  finish(responseId: string): Promise<void>;
-  /** The sequence number of a response's last logged event; -1 when none is logged. */
-  last(responseId: string): Promise<number>;
-  /** The events after `after` (a sequence number; -1 for all), then the live ones until the end. */
-  from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom<E>>;
-  close(): Promise<void>;
-}
 
 interface Log {
   events: ResponseStreamEvent[];

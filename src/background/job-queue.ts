@@ -1,3 +1,5 @@
+import { type AgentRunJob, JobCancelledError, type JobOutcome } from "../runs/jobs.js";
+
 /** What a background job carries: enough for any worker to run it, nothing of the HTTP request. */
 export interface BackgroundJob {
   /** The response the job answers (also the job's id). */
@@ -15,22 +17,6 @@ export interface BackgroundJob {
   body: Record<string, unknown>;
 }
 
-/**
- * An Agent Protocol run created in the background (`POST /threads/{id}/runs`) on a shared
- * queue: its records exist (status `pending`); the worker runs it on its thread.
- */
-export interface AgentRunJob {
-  kind: "agent-run";
-  /** The run (also the job's id). */
-  runId: string;
-  threadId: string;
-  scope: string;
-  /** The run as the client asked for it (`AgentRunRequest`, without a protocol sink), as JSON. */
-  request: Record<string, unknown>;
-  /** When it was queued (ms since the epoch). */
-  queuedAt: number;
-}
-
 /** Whatever the queue carries: a background response, or an Agent Protocol run. */
 export type QueuedJob = BackgroundJob | AgentRunJob;
 
@@ -38,13 +24,6 @@ export type QueuedJob = BackgroundJob | AgentRunJob;
 export function jobIdOf(job: QueuedJob): string {
   return "kind" in job && job.kind === "agent-run" ? job.runId : (job as BackgroundJob).responseId;
 }
-
-/**
- * How a job's run ended on this worker: `done` (its response has its final status), or
- * `handed-back` (the worker is stopping and another worker takes the run over from its last
- * step), or `lost` (this worker lost the job's lock: another one runs it now).
- */
-export type JobOutcome = "done" | "handed-back" | "lost";
 
 /** Which start of a job this is: 1 for the first; more after a worker stopped or died while running it. */
 export interface JobAttempt {
@@ -81,23 +60,6 @@ export interface BackgroundQueue {
   stop(reason: Error): void;
   /** Stops taking jobs; those running go on (`drain` waits for them). */
   close(): Promise<void>;
-}
-
-/** Why a job's signal fired: the response was cancelled. */
-export class JobCancelledError extends Error {
-  /** What the canceller asked for beyond stopping, when it said (an Agent Protocol run's `rollback`). */
-  readonly action: string | undefined;
-  constructor(action?: string) {
-    super("The response was cancelled.");
-    this.action = action;
-  }
-}
-
-/** Why a job's signal fired: this worker lost the job's lock, and another worker runs it now. */
-export class JobLostError extends Error {
-  constructor() {
-    super("This worker lost the background run's lock; another worker has taken it over.");
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
+import type { BackgroundEventLog, EventsFrom } from "../runs/jobs.js";
 import { withDeadline } from "../util/deadline.js";
 import type { ResponseStreamEvent } from "../wire/responses-response.js";
-import type { BackgroundEventLog, EventsFrom } from "./event-log.js";
 
 /** How long a follower waits on Redis before it looks at its signal and the key again. */
 const BLOCK_MS = 1_000;

@@ -1,5 +1,4 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../../background/job-queue.js";
 import type { RunLease } from "../../coordination/run-coordinator.js";
 import { AgentConflictError, AgentNotFoundError, ServerShuttingDownError } from "../../errors/catalogue.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
@@ -7,6 +6,7 @@ import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../stor
 import { anySignal } from "../../util/any-signal.js";
 import { withDeadline } from "../../util/deadline.js";
 import type { Usage } from "../../wire/response.js";
+import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../jobs.js";
 import type { RunTracker } from "../run-tracker.js";
 import { UsageCollector } from "../usage.js";
 import type { AgentGraph } from "./agent-graph.js";

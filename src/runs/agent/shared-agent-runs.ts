@@ -1,9 +1,8 @@
-import type { BackgroundEventLog } from "../../background/event-log.js";
-import type { AgentRunJob, BackgroundQueue } from "../../background/job-queue.js";
 import type { RunCoordinator, RunLease } from "../../coordination/run-coordinator.js";
 import { AgentConflictError } from "../../errors/catalogue.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { withDeadline } from "../../util/deadline.js";
+import type { AgentRunJob, AgentRunQueue, BackgroundEventLog } from "../jobs.js";
 import { type AgentRunRequest, newRunRecord } from "./agent-run-config.js";
 import type { Backend } from "./agent-run-start.js";
 import { type LoggedEvent, RunEvents } from "./run-events.js";
@@ -14,7 +13,7 @@ import { type LoggedEvent, RunEvents } from "./run-events.js";
  * events go to a log every process reads, and a cancel reaches the worker that runs it.
  */
 export interface SharedAgentRuns {
-  queue: BackgroundQueue;
+  queue: AgentRunQueue;
   events: BackgroundEventLog<LoggedEvent>;
   /** A queued run's thread lease expires this soon after its worker stops (the queue's takeover time). */
   leaseTtlMs?: number;

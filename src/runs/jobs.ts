@@ -1,0 +1,76 @@
+import type { ResponseStreamEvent } from "../wire/responses-response.js";
+
+// What a job of the background queue is, as the engine sees it: how a job's run ends, why its
+// signal fired, the Agent Protocol's job, and the event logs any process reads. The queues
+// and logs themselves live in background/; the engine (runs/) knows only these.
+
+/**
+ * How a job's run ended on this worker: `done` (its response has its final status), or
+ * `handed-back` (the worker is stopping and another worker takes the run over from its last
+ * step), or `lost` (this worker lost the job's lock: another one runs it now).
+ */
+export type JobOutcome = "done" | "handed-back" | "lost";
+
+/** Why a job's signal fired: the response was cancelled. */
+export class JobCancelledError extends Error {
+  /** What the canceller asked for beyond stopping, when it said (an Agent Protocol run's `rollback`). */
+  readonly action: string | undefined;
+  constructor(action?: string) {
+    super("The response was cancelled.");
+    this.action = action;
+  }
+}
+
+/** Why a job's signal fired: this worker lost the job's lock, and another worker runs it now. */
+export class JobLostError extends Error {
+  constructor() {
+    super("This worker lost the background run's lock; another worker has taken it over.");
+  }
+}
+
+/**
+ * An Agent Protocol run created in the background (`POST /threads/{id}/runs`) on a shared
+ * queue: its records exist (status `pending`); the worker runs it on its thread.
+ */
+export interface AgentRunJob {
+  kind: "agent-run";
+  /** The run (also the job's id). */
+  runId: string;
+  threadId: string;
+  scope: string;
+  /** The run as the client asked for it (`AgentRunRequest`, without a protocol sink), as JSON. */
+  request: Record<string, unknown>;
+  /** When it was queued (ms since the epoch). */
+  queuedAt: number;
+}
+
+/** Where an Agent Protocol run is queued and cancelled: the deployment's shared queue. */
+export interface AgentRunQueue {
+  enqueue(job: AgentRunJob): Promise<void>;
+  /** True when the queue had the job (waiting or running); `action` reaches its handler. */
+  cancel(id: string, action?: string): Promise<boolean>;
+}
+
+/** What reading a response's events from a point found. */
+export type EventsFrom<E = ResponseStreamEvent> =
+  | { kind: "events"; events: AsyncIterable<E> }
+  /** The log holds no events of this response (never streamed here, or expired). */
+  | { kind: "unknown" }
+  /** `after` is at or past the last event of a response whose events have all been written. */
+  | { kind: "past-end"; last: number };
+
+/**
+ * The events of background responses, in order, so a client can reattach and replay them
+ * from any point, then follow the live ones until the response ends.
+ */
+export interface BackgroundEventLog<E = ResponseStreamEvent> {
+  /** Adds events of a response, in order (an event's `sequence_number` is its place). */
+  append(responseId: string, events: readonly E[]): Promise<void>;
+  /** Marks a response's events complete: followers end after the last one. */
+  finish(responseId: string): Promise<void>;
+  /** The sequence number of a response's last logged event; -1 when none is logged. */
+  last(responseId: string): Promise<number>;
+  /** The events after `after` (a sequence number; -1 for all), then the live ones until the end. */
+  from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom<E>>;
+  close(): Promise<void>;
+}

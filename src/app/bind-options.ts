@@ -21,6 +21,11 @@ export interface BindOptions {
    */
   a2a?: boolean;
   /**
+   * Serve every model to the AI SDK's `useChat` at `{prefix}/ai-sdk/{model}` (the UI message
+   * stream; docs/ai-sdk.md); default false.
+   */
+  aiSdk?: boolean;
+  /**
    * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
    * or under `prefix`, for `@langchain/langgraph-sdk`, `useStream` and `RemoteGraph`
    * (docs/langgraph.md); default false.

@@ -225,6 +225,7 @@ export class ChatServe {
       playground,
       ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
       ...(options.a2a === undefined ? {} : { a2a: options.a2a }),
+      ...(options.aiSdk === undefined ? {} : { aiSdk: options.aiSdk }),
       models: this.registry.getGraphNames(),
       background: !("unavailable" in settings),
       version: packageVersion,

@@ -1,6 +1,7 @@
 import { normalizePrefix } from "../http/env.js";
 import type { Surface } from "../http/surface.js";
 import { a2aSurface } from "../surfaces/a2a/a2a-surface.js";
+import { aiSdkSurface } from "../surfaces/ai-sdk/ai-sdk-surface.js";
 import { chatSurface } from "../surfaces/chat/chat-surface.js";
 import { docsSurface } from "../surfaces/docs/docs-surface.js";
 import { type LangGraphBindSettings, langgraphSurface } from "../surfaces/langgraph/langgraph-surface.js";
@@ -18,6 +19,8 @@ export interface SurfaceSelection {
   playground: boolean;
   mcp?: boolean | McpBindSettings;
   a2a?: boolean;
+  /** The AI SDK's UI message stream for `useChat`, at `/ai-sdk/{model}`. */
+  aiSdk?: boolean;
   /** The models served (MCP names a tool for each). */
   models: readonly string[];
   /** Background runs are served here (A2A tasks are background runs). */
@@ -37,6 +40,7 @@ export function apiSurfaces(selection: SurfaceSelection): Surface[] {
     responsesSurface(),
     ...(mcp === undefined || mcp === false ? [] : [mcpSurface(mcp, selection.models)]),
     ...(selection.a2a === true ? [a2aSurface({ version: selection.version, available: selection.background })] : []),
+    ...(selection.aiSdk === true ? [aiSdkSurface()] : []),
   ];
 }
 

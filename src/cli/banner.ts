@@ -80,6 +80,7 @@ export function surfaceSettings(
     playground: server.playground ?? isLoopback(host),
     mcp: mcpSettingsFromConfig(server.mcp, isLoopback(host), isWorker),
     a2a: server.a2a ?? isLoopback(host),
+    aiSdk: server.aiSdk ?? true,
     langgraph: langgraphSetting(server.langgraph, isWorker),
   };
 }

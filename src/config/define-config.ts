@@ -110,6 +110,7 @@ export const configSchema = z.strictObject({
         ])
         .optional(),
       a2a: z.boolean().optional(),
+      aiSdk: z.boolean().optional(),
       langgraph: z.union([z.boolean(), z.strictObject({ prefix: z.string().optional(), websocket: z.boolean().optional() })]).optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
@@ -273,6 +274,8 @@ export interface ChatServeConfig {
      * Default: on where the playground is (a loopback host). Its tasks are background runs.
      */
     a2a?: boolean;
+    /** Serve every model to the AI SDK's `useChat` at `{prefix}/ai-sdk/{model}` (docs/ai-sdk.md). Default: on. */
+    aiSdk?: boolean;
     /**
      * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
      * as `langgraph dev` does, or under `prefix`: `@langchain/langgraph-sdk`, `useStream` and

@@ -15,6 +15,7 @@ const FLOORS: Record<string, number> = {
   // Each surface (one way in) is a folder of its own: none imports another, and the shared
   // server below knows none of them.
   "surfaces/a2a": 6.7,
+  "surfaces/ai-sdk": 6.7,
   "surfaces/chat": 6.7,
   "surfaces/docs": 6.7,
   "surfaces/langgraph": 6.7,
@@ -34,6 +35,8 @@ const FLOORS: Record<string, number> = {
   "dialects/mcp": 5,
   // A2A cards, task snapshots and task events: the run's output as A2A sees it.
   "dialects/a2a": 5,
+  // useChat's request and the UI message stream.
+  "dialects/ai-sdk": 5,
   runs: 4,
   registry: 3,
   coordination: 2,

@@ -44,7 +44,10 @@ before(async () => {
 after(() => server.close());
 
 let counter = 0;
-const userMessage = (text: string): UIMessage => ({ id: `u${(counter += 1)}`, role: "user", parts: [{ type: "text", text }] });
+const userMessage = (text: string): UIMessage => {
+  counter += 1;
+  return { id: `u${counter}`, role: "user", parts: [{ type: "text", text }] };
+};
 
 /** One turn as useChat sends it: the answer as the UI message the page would show. */
 async function turn(model: string, chatId: string, messages: UIMessage[], body?: Record<string, unknown>): Promise<UIMessage> {

@@ -8,7 +8,7 @@ import { parseChatRequest } from "../chat/parse-chat-request.js";
 // chat id naming the session.
 
 /** The name a graph's pause takes as a tool part (`tool-graph_interrupt`), as on the chat surface. */
-export const INTERRUPT_TOOL = "graph_interrupt";
+const INTERRUPT_TOOL = "graph_interrupt";
 
 const textPart = z.object({ type: z.literal("text"), text: z.string() });
 const filePart = z.object({ type: z.literal("file"), mediaType: z.string(), url: z.string(), filename: z.string().optional() });

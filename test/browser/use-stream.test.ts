@@ -1,30 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import type { Browser, Page } from "playwright-core";
-import { launchChromium, type PageProblems, requireChromium, screenshot, watchPage } from "../helpers/browser.js";
+import { bundlePage, launchChromium, type PageProblems, requireChromium, screenshot, watchPage } from "../helpers/browser.js";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 
 // LangGraph's React hook, unchanged, in a page bundled as a LangGraph app bundles it, against
 // the repository's own config served by the real CLI: the Agent Protocol at the server root.
 const chromium = requireChromium();
-
-/** The page and its script, bundled for the browser. */
-async function bundle(entry: string): Promise<string> {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
-    bundle: true,
-    write: false,
-    format: "esm",
-    jsx: "automatic",
-    minify: true,
-    define: { "process.env.NODE_ENV": '"production"' },
-    logLevel: "silent",
-  });
-  const script = result.outputFiles[0]?.text ?? "";
-  return `<!doctype html><html><head><meta charset="utf-8"><title>useStream</title></head><body><div id="root"></div><script type="module">${script.replaceAll("</script", "<\\/script")}</script></body></html>`;
-}
 
 /** The same conversation through a page built with one `useStream` or the other. */
 function pageTests(title: string, entry: string, name: string): void {
@@ -35,7 +17,7 @@ function pageTests(title: string, entry: string, name: string): void {
     let html: string;
 
     before(async () => {
-      [server, html] = await Promise.all([startCli([]), bundle(entry)]);
+      [server, html] = await Promise.all([startCli([]), bundlePage(entry, import.meta.url, "useStream")]);
       origin = new URL(server.baseURL).origin;
       browser = await launchChromium(chromium.executablePath);
     });

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Where screenshots go, for a person to look at after a run. */
@@ -76,4 +77,20 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(RESULTS_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/** A test page: its script (a JSX entry, resolved from `base`) bundled for the browser, as an app bundles it, inlined. */
+export async function bundlePage(entry: string, base: string, title: string): Promise<string> {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL(entry, base))],
+    bundle: true,
+    write: false,
+    format: "esm",
+    jsx: "automatic",
+    minify: true,
+    define: { "process.env.NODE_ENV": '"production"' },
+    logLevel: "silent",
+  });
+  const script = result.outputFiles[0]?.text ?? "";
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><div id="root"></div><script type="module">${script.replaceAll("</script", "<\\/script")}</script></body></html>`;
 }

@@ -90,8 +90,12 @@ describe("the AI SDK UI message stream", () => {
   test("the chat id is the session: a second turn remembers the first", async () => {
     const first = userMessage("my name is Ada");
     const answered = await turn("memory", "chat-memory", [first]);
-    const second = await turn("memory", "chat-memory", [first, answered, userMessage("what is my name?")]);
+    const question = userMessage("what is my name?");
+    const second = await turn("memory", "chat-memory", [first, answered, question]);
     assert.match(textOf(second), /Ada/u);
+    // A regenerate sends the history without the answer it replaces: the thread forks there.
+    const again = await turn("memory", "chat-memory", [first, answered, question], undefined, "regenerate-message");
+    assert.equal(textOf(again), textOf(second));
   });
 
   test("reasoning, client events as data parts, and citations as source parts", async () => {

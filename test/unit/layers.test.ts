@@ -35,8 +35,8 @@ const FLOORS: Record<string, number> = {
   "dialects/mcp": 5,
   // A2A cards, task snapshots and task events: the run's output as A2A sees it.
   "dialects/a2a": 5,
-  // useChat's request and the UI message stream.
-  "dialects/ai-sdk": 5,
+  // useChat's request and the UI message stream: built on the chat dialect (its request is a chat request).
+  "dialects/ai-sdk": 5.5,
   runs: 4,
   registry: 3,
   coordination: 2,

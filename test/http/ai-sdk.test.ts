@@ -50,7 +50,13 @@ const userMessage = (text: string): UIMessage => {
 };
 
 /** One turn as useChat sends it: the answer as the UI message the page would show. */
-async function turn(model: string, chatId: string, messages: UIMessage[], body?: Record<string, unknown>): Promise<UIMessage> {
+async function turn(
+  model: string,
+  chatId: string,
+  messages: UIMessage[],
+  body?: Record<string, unknown>,
+  trigger: "submit-message" | "regenerate-message" = "submit-message",
+): Promise<UIMessage> {
   const transport = new DefaultChatTransport<UIMessage>({
     api: `${server.baseURL}/ai-sdk/${model}`,
     ...(body === undefined ? {} : { body }),
@@ -58,7 +64,7 @@ async function turn(model: string, chatId: string, messages: UIMessage[], body?:
   const stream = await transport.sendMessages({
     chatId,
     messages,
-    trigger: "submit-message",
+    trigger,
     messageId: undefined,
     abortSignal: undefined,
   });

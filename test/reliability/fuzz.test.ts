@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { uiMessageChunkSchema } from "ai";
 import type { FastifyInstance } from "fastify";
 import { ChatServe } from "../../src/app/chat-serve.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
@@ -7,6 +8,7 @@ import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { a2aFuzzCase } from "../helpers/fuzz-a2a.js";
+import { aiSdkFuzzCase } from "../helpers/fuzz-ai-sdk.js";
 import { fuzzCase, generator, responsesFuzzCase, storedObjectsFuzzCase } from "../helpers/fuzz-bodies.js";
 import { langgraphFuzzCase } from "../helpers/fuzz-langgraph.js";
 import { mcpFuzzCase } from "../helpers/fuzz-mcp.js";
@@ -29,7 +31,7 @@ before(async () => {
     },
     { runCoordinator: new InMemoryRunCoordinator() },
   );
-  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({ mcp: true, a2a: true, langgraph: true });
+  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({ mcp: true, a2a: true, aiSdk: true, langgraph: true });
   await app.ready();
 });
 after(() => app.close());
@@ -234,6 +236,40 @@ test(`${RESPONSES_COUNT} fuzzed bodies to the A2A endpoints: no 5xx, every answe
   assert.ok(answered >= 5, `${answered} answers; errors: ${JSON.stringify([...errors])}`);
   for (const code of [-32700, -32601, -32602, -32001])
     assert.ok(errors.has(code), `error ${code} met; errors: ${JSON.stringify([...errors])}`);
+});
+
+test(`${RESPONSES_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, every error a valid ErrorResponse, every chunk the SDK's (seed ${SEED})`, {
+  timeout: 600_000,
+}, async () => {
+  const random = generator(SEED + 5);
+  const schema = (typeof uiMessageChunkSchema === "function" ? uiMessageChunkSchema() : uiMessageChunkSchema) as unknown as {
+    validate(value: unknown): Promise<{ success: boolean; error?: unknown }>;
+  };
+  const statuses = new Map<number, number>();
+  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
+    const { payload, contentType } = aiSdkFuzzCase(random);
+    const model = random.pick(["echo", "research", "counter"]);
+    const response = await app.inject({
+      method: "POST",
+      url: `/v1/ai-sdk/${model}`,
+      headers: contentType === undefined ? {} : { "content-type": contentType },
+      payload,
+    });
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); body: ${payload.slice(0, 300)}`;
+    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    if (response.statusCode !== 200) {
+      assertMatchesOpenAI("ErrorResponse", response.json());
+      continue;
+    }
+    for (const frame of response.body.split("\n\n").flatMap((block) => /^data: (.+)$/mu.exec(block)?.[1] ?? [])) {
+      if (frame === "[DONE]") continue;
+      const checked = await schema.validate(JSON.parse(frame));
+      assert.ok(checked.success, `${frame} is not a UI message chunk: ${String(checked.error)}\n${where}`);
+    }
+  }
+  assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
 });
 
 test(`${RESPONSES_COUNT} fuzzed Agent Protocol requests: no 5xx, every error {"detail"} (seed ${SEED})`, { timeout: 600_000 }, async () => {

@@ -13,16 +13,16 @@ import type { AgentGraph } from "./agent-graph.js";
 import { type AgentRunRequest, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
 import { type Backend, driveGraph, type JobRun, type LiveRun, prepareRun, settleRun } from "./agent-run-start.js";
 import { modelOfAssistant } from "./assistants.js";
-import { type LoggedEvent, RunEvents } from "./run-events.js";
+import { RunEvents } from "./run-events.js";
 import {
   activeRuns,
   awaitCancelled,
   awaitRunEnd,
   enqueueRun,
-  followShared,
   jobEvents,
   leaseWhenFree,
   type SharedAgentRuns,
+  sharedFollower,
 } from "./shared-agent-runs.js";
 
 export interface AgentRunsOptions {
@@ -161,13 +161,14 @@ export class AgentRuns {
     }
     const request = job.request as unknown as AgentRunRequest;
     const { model, graph } = await this.graphOf(request.assistantId);
-    const { writer, events } = await jobEvents(this.#options.shared, job.runId, attempt, {
+    const { writer, events } = await jobEvents(this.#options.shared, job.runId, {
       backend: this.#call,
       timeoutMs: this.#options.backendTimeoutMs,
       warn: (error) => this.#options.log?.warn({ err: error, runId: job.runId }, "could not log an Agent Protocol run's events"),
     });
+    // Not one of this process's live runs: its joins, streams and cancels go through the shared
+    // log and queue wherever they arrive, this process included.
     const live: LiveRun = { record, events, controller: this.#options.tracker.start(), done: Promise.resolve() };
-    this.#live.set(record.run_id, live);
     const key = `${job.scope}\u0000${job.threadId}`;
     const execution = this.#execute(live, key, [], { model, graph, request, thread }, undefined, { signal, attempt, writer });
     live.done = execution.then(() => {});
@@ -217,7 +218,8 @@ export class AgentRuns {
       }
       if (lease === null) throw new AgentConflictError("This thread is running a run on another server process.");
       await this.#setRun(live, "running");
-      events.push("metadata", { run_id: record.run_id, attempt: job?.attempt ?? 1 });
+      // A queued run's first metadata was logged when it was queued; a takeover says its attempt.
+      if (job === undefined || job.attempt > 1) events.push("metadata", { run_id: record.run_id, attempt: job?.attempt ?? 1 });
       signal = anySignal([controller.signal, lease.signal]);
       const callbacks: BaseCallbackHandler[] = this.#options.tracing === undefined ? [] : [await this.#options.tracing.handler()];
       if (this.#options.onUsage !== undefined) {
@@ -353,33 +355,26 @@ export class AgentRuns {
     if (options.wait) await live.done;
   }
 
-  /**
-   * A run of the shared queue as any process follows it: where its events start (after
-   * `after`; without it, from now on) and its events from a point. Undefined without a shared
-   * queue, or for a run its log does not hold that has ended (or never was queued).
-   */
-  async sharedEvents(
-    run: AgentRunRecord,
-    after: number | undefined,
-  ): Promise<{ after: number; follow(from: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> } | undefined> {
-    const shared = this.#options.shared;
-    if (shared === undefined) return undefined;
-    const last = await this.#call("the run's event log", () => shared.events.last(run.run_id));
-    if (last < 0 && run.status !== "pending" && run.status !== "running") return undefined;
-    const active = async () => {
-      const record = await this.#call("the thread records", () => this.#options.records.getRun(run.scope, run.run_id));
-      return record?.status === "pending" || record?.status === "running";
-    };
-    return {
-      after: after ?? last,
-      follow: (from, signal) => followShared(shared, this.#call, run.run_id, from, signal ?? new AbortController().signal, active),
-    };
-  }
-
   /** Waits for a run to end; its final values (or `{ __error__ }`), or undefined when this process does not hold its outcome. */
   async join(live: LiveRun): Promise<unknown> {
     await live.done;
     return live.result;
+  }
+
+  /** A run of the shared queue as any process follows it (`sharedFollower`). */
+  sharedEvents(run: AgentRunRecord, after: number | undefined): ReturnType<typeof sharedFollower> {
+    return sharedFollower(this.#options.shared, this.#call, this.#options.records, run, after);
+  }
+
+  /**
+   * Waits for a run this process does not hold to end, or for `signal`: to the end of its
+   * shared log (a run of the shared queue, at once when it ends), else as its record says.
+   */
+  async awaitEnd(run: AgentRunRecord, signal: AbortSignal): Promise<void> {
+    const shared = await this.sharedEvents(run, undefined);
+    if (shared !== undefined) for await (const _event of shared.follow(shared.after, signal));
+    // The record has the last word (a log that expired under a worker that died).
+    if (!signal.aborted) await this.awaitElsewhere(run.scope, run.run_id, signal);
   }
 
   /** Waits for a run another process runs to end (its record says so), or for `signal`. */

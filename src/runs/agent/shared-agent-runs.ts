@@ -129,6 +129,9 @@ export async function enqueueRun(
   const { protocol: _protocol, ...carried } = request;
   const job: AgentRunJob = { kind: "agent-run", runId: record.run_id, threadId: id, scope, request: { ...carried }, queuedAt: Date.now() };
   try {
+    // Its log starts now, with the stream's first event: a join or a join stream follows it from here.
+    const metadata: LoggedEvent = { id: 0, event: "metadata", json: JSON.stringify({ run_id: record.run_id, attempt: 1 }) };
+    await backend("the run's event log", () => shared.events.append(record.run_id, [metadata]));
     await backend("the background queue", () => shared.queue.enqueue(job));
   } catch (error) {
     // Not queued: the records go back to what they were.
@@ -145,12 +148,12 @@ export async function enqueueRun(
 export async function jobEvents(
   shared: SharedAgentRuns | undefined,
   runId: string,
-  attempt: number,
   options: { backend: Backend; timeoutMs: number; warn: (error: unknown) => void },
 ): Promise<{ writer: SharedLogWriter | undefined; events: RunEvents }> {
   if (shared === undefined) return { writer: undefined, events: new RunEvents() };
   const writer = new SharedLogWriter(shared.events, runId, options.timeoutMs, options.warn);
-  const first = attempt > 1 ? (await options.backend("the run's event log", () => shared.events.last(runId))) + 1 : 0;
+  // After what is logged: the metadata logged when it was queued, and what an earlier worker logged.
+  const first = (await options.backend("the run's event log", () => shared.events.last(runId))) + 1;
   return { writer, events: new RunEvents({ first, tee: (event) => writer.add(event) }) };
 }
 
@@ -159,7 +162,7 @@ export async function jobEvents(
  * new one until it ends or `signal` fires. A run not started yet (queued, or waiting for its
  * thread) has no log: it is waited for while `active()` says the run has not ended.
  */
-export async function* followShared(
+async function* followShared(
   shared: SharedAgentRuns,
   backend: Backend,
   runId: string,
@@ -226,4 +229,29 @@ export async function awaitCancelled(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A run of the shared queue as any process follows it: where its events start (after
+ * `after`; without it, from now on) and its events from a point. Undefined without a shared
+ * queue, or for a run its log does not hold that has ended (or never was queued).
+ */
+export async function sharedFollower(
+  shared: SharedAgentRuns | undefined,
+  backend: Backend,
+  records: AgentRecords,
+  run: AgentRunRecord,
+  after: number | undefined,
+): Promise<{ after: number; follow(from: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> } | undefined> {
+  if (shared === undefined) return undefined;
+  const last = await backend("the run's event log", () => shared.events.last(run.run_id));
+  if (last < 0 && run.status !== "pending" && run.status !== "running") return undefined;
+  const active = async () => {
+    const record = await backend("the thread records", () => records.getRun(run.scope, run.run_id));
+    return record?.status === "pending" || record?.status === "running";
+  };
+  return {
+    after: after ?? last,
+    follow: (from, signal) => followShared(shared, backend, run.run_id, from, signal ?? new AbortController().signal, active),
+  };
 }

@@ -143,10 +143,10 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     const live = runs.live(run.scope, run.thread_id, run.run_id);
     if (live !== undefined) await runs.join(live);
     else {
-      // Run by another process: its record says when it has ended.
+      // Run by another process, or a run of the shared queue: its log, or its record, says when it has ended.
       const gone = clientGone(reply);
       try {
-        await runs.awaitElsewhere(run.scope, run.run_id, gone.signal);
+        await runs.awaitEnd(run, gone.signal);
       } finally {
         gone.dispose();
       }

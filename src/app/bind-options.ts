@@ -25,6 +25,8 @@ export interface BindOptions {
    * stream; docs/ai-sdk.md); default false.
    */
   aiSdk?: boolean;
+  /** Serve every model as an AG-UI 1.0 agent at `{prefix}/ag-ui/{model}` (docs/ag-ui.md); default false. */
+  agUi?: boolean;
   /**
    * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
    * or under `prefix`, for `@langchain/langgraph-sdk`, `useStream` and `RemoteGraph`

@@ -226,6 +226,7 @@ export class ChatServe {
       ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
       ...(options.a2a === undefined ? {} : { a2a: options.a2a }),
       ...(options.aiSdk === undefined ? {} : { aiSdk: options.aiSdk }),
+      ...(options.agUi === undefined ? {} : { agUi: options.agUi }),
       models: this.registry.getGraphNames(),
       background: !("unavailable" in settings),
       version: packageVersion,

@@ -1,6 +1,7 @@
 import { normalizePrefix } from "../http/env.js";
 import type { Surface } from "../http/surface.js";
 import { a2aSurface } from "../surfaces/a2a/a2a-surface.js";
+import { agUiSurface } from "../surfaces/ag-ui/ag-ui-surface.js";
 import { aiSdkSurface } from "../surfaces/ai-sdk/ai-sdk-surface.js";
 import { chatSurface } from "../surfaces/chat/chat-surface.js";
 import { docsSurface } from "../surfaces/docs/docs-surface.js";
@@ -21,6 +22,8 @@ export interface SurfaceSelection {
   a2a?: boolean;
   /** The AI SDK's UI message stream for `useChat`, at `/ai-sdk/{model}`. */
   aiSdk?: boolean;
+  /** AG-UI 1.0 for `HttpAgent` and CopilotKit, at `/ag-ui/{model}`. */
+  agUi?: boolean;
   /** The models served (MCP names a tool for each). */
   models: readonly string[];
   /** Background runs are served here (A2A tasks are background runs). */
@@ -41,6 +44,7 @@ export function apiSurfaces(selection: SurfaceSelection): Surface[] {
     ...(mcp === undefined || mcp === false ? [] : [mcpSurface(mcp, selection.models)]),
     ...(selection.a2a === true ? [a2aSurface({ version: selection.version, available: selection.background })] : []),
     ...(selection.aiSdk === true ? [aiSdkSurface()] : []),
+    ...(selection.agUi === true ? [agUiSurface()] : []),
   ];
 }
 

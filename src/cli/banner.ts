@@ -81,6 +81,7 @@ export function surfaceSettings(
     mcp: mcpSettingsFromConfig(server.mcp, isLoopback(host), isWorker),
     a2a: server.a2a ?? isLoopback(host),
     aiSdk: server.aiSdk ?? true,
+    agUi: server.agUi ?? true,
     langgraph: langgraphSetting(server.langgraph, isWorker),
   };
 }

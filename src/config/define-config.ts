@@ -111,6 +111,7 @@ export const configSchema = z.strictObject({
         .optional(),
       a2a: z.boolean().optional(),
       aiSdk: z.boolean().optional(),
+      agUi: z.boolean().optional(),
       langgraph: z.union([z.boolean(), z.strictObject({ prefix: z.string().optional(), websocket: z.boolean().optional() })]).optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
@@ -276,6 +277,8 @@ export interface ChatServeConfig {
     a2a?: boolean;
     /** Serve every model to the AI SDK's `useChat` at `{prefix}/ai-sdk/{model}` (docs/ai-sdk.md). Default: on. */
     aiSdk?: boolean;
+    /** Serve every model as an AG-UI 1.0 agent at `{prefix}/ag-ui/{model}` (docs/ag-ui.md). Default: on. */
+    agUi?: boolean;
     /**
      * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
      * as `langgraph dev` does, or under `prefix`: `@langchain/langgraph-sdk`, `useStream` and

@@ -13,6 +13,8 @@ export interface SseOptions {
    * and the stream ends without `data: [DONE]`, its last event saying it is over.
    */
   typedEvents?: boolean;
+  /** `data: [DONE]` ends an untyped stream unless this is false (AG-UI's ends with its last event). */
+  endWithDone?: boolean;
 }
 
 /**
@@ -108,7 +110,7 @@ export async function writeSse<T>(reply: FastifyReply, items: AsyncIterable<T>, 
       if (render?.fail === undefined) write(`data: ${JSON.stringify(options.errorFrame(error))}\n\n`);
       else for (const chunk of render.fail(error)) write(frameOf(chunk, typed));
     }
-    if (!typed) write("data: [DONE]\n\n");
+    if (!typed && options.endWithDone !== false) write("data: [DONE]\n\n");
   } finally {
     clearInterval(keepAlive);
   }

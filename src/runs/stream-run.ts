@@ -15,6 +15,8 @@ import type { PreparedRun } from "./prepare-run.js";
 export interface RunResult {
   output: AssistantOutput;
   usage: Usage | undefined;
+  /** The graph's last root state, when the run streamed (AG-UI's state and messages snapshots). */
+  state?: unknown;
 }
 
 /** What a streamed run yields, in graph order. */
@@ -157,7 +159,7 @@ async function* completion(run: PreparedRun, end: StreamEnd): AsyncGenerator<Run
   if (reasoning) yield { kind: "reasoning", text: reasoning, form: output.reasoning!.form };
   const text = unsent(output.text, end.streamedText);
   if (text) yield { kind: "text", text };
-  yield { kind: "final", output, usage: run.usage.usage() };
+  yield { kind: "final", output, usage: run.usage.usage(), state: end.state };
 }
 
 /**
@@ -183,7 +185,7 @@ async function* streamInterruptRun(run: PreparedRun): AsyncGenerator<RunStreamEv
       const batch = await interrupt.settle();
       settled = true;
       if (batch === undefined) yield* completion(run, end);
-      else yield { kind: "final", output: { ...batch, text: end.streamedText }, usage: run.usage.usage() };
+      else yield { kind: "final", output: { ...batch, text: end.streamedText }, usage: run.usage.usage(), state: end.state };
     });
   } catch (error) {
     throw interrupt.failure(error);

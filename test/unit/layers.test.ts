@@ -16,6 +16,7 @@ const FLOORS: Record<string, number> = {
   // server below knows none of them.
   "surfaces/a2a": 6.7,
   "surfaces/ai-sdk": 6.7,
+  "surfaces/ag-ui": 6.7,
   "surfaces/chat": 6.7,
   "surfaces/docs": 6.7,
   "surfaces/langgraph": 6.7,
@@ -37,6 +38,8 @@ const FLOORS: Record<string, number> = {
   "dialects/a2a": 5,
   // useChat's request and the UI message stream: built on the chat dialect (its request is a chat request).
   "dialects/ai-sdk": 5.5,
+  // AG-UI's RunAgentInput and events: built on the chat dialect too.
+  "dialects/ag-ui": 5.5,
   runs: 4,
   registry: 3,
   coordination: 2,

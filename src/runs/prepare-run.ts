@@ -103,6 +103,11 @@ export interface PreparedRun {
    * keeps a durable run's thread for the worker that takes the run over.
    */
   release: (options?: { keepThread?: boolean }) => Promise<void>;
+  /**
+   * Told as each node of the root graph starts and finishes (AG-UI's steps), when a surface
+   * sets it before streaming; nothing is streamed for it otherwise.
+   */
+  onStep?: (node: string, phase: "started" | "finished") => void;
 }
 
 /**

@@ -56,11 +56,12 @@ function isStreamedAssistantText(run: PreparedRun, namespace: readonly string[],
  * events only when they go on the wire: LangGraph's `messages` mode puts a callback on every
  * runnable of the graph, which a complete response does not need to pay for.
  */
-function streamModes(run: PreparedRun): ("messages" | "custom" | "values" | "tools")[] {
-  const modes: ("messages" | "custom" | "values" | "tools")[] = ["values"];
+function streamModes(run: PreparedRun): ("messages" | "custom" | "values" | "tools" | "tasks")[] {
+  const modes: ("messages" | "custom" | "values" | "tools" | "tasks")[] = ["values"];
   if (run.request.stream === true || run.interrupt !== undefined) modes.push("messages");
   if (run.clientEvents) modes.push("custom");
   if (run.toolEvents !== undefined) modes.push("tools");
+  if (run.onStep !== undefined) modes.push("tasks");
   return modes;
 }
 
@@ -113,6 +114,12 @@ async function* streamGraph(
         // Once per run: a graph that emits a bad event usually emits many.
         loggedInvalidEvent = true;
         run.log?.warn({ model: run.model, reason: part.reason }, "dropped an invalid client event");
+      }
+    } else if (mode === "tasks" && run.onStep !== undefined) {
+      // A task's start carries its input; its end, its result (or error).
+      if (namespace.length === 0 && typeof (data as { name?: unknown }).name === "string") {
+        const task = data as { name: string };
+        run.onStep(task.name, "result" in task || "error" in task ? "finished" : "started");
       }
     } else if (mode === "tools" && toolStatuses !== undefined) {
       const event = toolStatuses.fromPart(namespace, data);

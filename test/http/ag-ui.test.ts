@@ -78,6 +78,10 @@ describe("AG-UI 1.0", () => {
     for (const type of ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT"]) {
       assert.ok(types.includes(type), `${type} in ${types.join(", ")}`);
     }
+    // The graph's node as a step, around its text.
+    const steps = events.filter((event) => event.type.startsWith("STEP_")).map((event) => `${event.type} ${event.stepName}`);
+    assert.deepEqual(steps, ["STEP_STARTED respond", "STEP_FINISHED respond"]);
+    assert.ok(types.indexOf("STEP_STARTED") < types.indexOf("TEXT_MESSAGE_START"));
     assert.deepEqual((events.at(-1) as { outcome: unknown }).outcome, { type: "success" });
   });
 

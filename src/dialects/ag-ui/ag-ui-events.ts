@@ -9,6 +9,13 @@ import { interruptId } from "./parse-run-input.js";
 // messages, client events as CUSTOM events, the frontend's tool calls, and at the end the graph's
 // state and messages as snapshots; a pause ends the run with the `interrupt` outcome.
 
+/** A node of the root graph starting or finishing: AG-UI's steps. */
+export interface StepEvent {
+  kind: "step";
+  node: string;
+  phase: "started" | "finished";
+}
+
 /** An AG-UI event (`@ag-ui/core`'s `Event`, the kinds this server sends). */
 export type AgUiEvent = { type: string } & Record<string, unknown>;
 
@@ -54,7 +61,7 @@ function snapshots(state: unknown): AgUiEvent[] {
 /** The events of one run, built as it goes. */
 export function agUiEvents(run: { threadId: string; runId: string }): {
   first: AgUiEvent[];
-  of(event: RunStreamEvent): AgUiEvent[];
+  of(event: RunStreamEvent | StepEvent): AgUiEvent[];
   fail(message: string, code: string): AgUiEvent[];
 } {
   let text: string | undefined;
@@ -78,6 +85,8 @@ export function agUiEvents(run: { threadId: string; runId: string }): {
     first: [{ type: "RUN_STARTED", threadId: run.threadId, runId: run.runId, protocolVersion: "1.0" }],
     of(event) {
       switch (event.kind) {
+        case "step":
+          return [{ type: event.phase === "started" ? "STEP_STARTED" : "STEP_FINISHED", stepName: event.node }];
         case "text": {
           const events = closeReasoning();
           if (text === undefined) {

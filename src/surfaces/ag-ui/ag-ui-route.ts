@@ -1,11 +1,29 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { agUiEvents } from "../../dialects/ag-ui/ag-ui-events.js";
+import { agUiEvents, type StepEvent } from "../../dialects/ag-ui/ag-ui-events.js";
 import { parseRunInput } from "../../dialects/ag-ui/parse-run-input.js";
 import { errorBody } from "../../http/error-mapper.js";
 import { observedEvents, runForRequest, streamErrorBody } from "../../http/run-request.js";
 import { writeSse } from "../../http/sse-writer.js";
 import type { SurfaceContext } from "../../http/surface.js";
-import { streamRun } from "../../runs/stream-run.js";
+import type { PreparedRun } from "../../runs/prepare-run.js";
+import { type RunStreamEvent, streamRun } from "../../runs/stream-run.js";
+
+/**
+ * The run's events with its steps between them, in the order they happened: the graph reports
+ * a node's start and end (`onStep`) while the run's stream advances to its next event.
+ */
+async function* withSteps(run: PreparedRun, events: AsyncIterable<RunStreamEvent>): AsyncGenerator<RunStreamEvent | StepEvent> {
+  const steps: StepEvent[] = [];
+  run.onStep = (node, phase) => {
+    // LangGraph's own entry and exit nodes are not steps of the graph a person wrote.
+    if (!node.startsWith("__")) steps.push({ kind: "step", node, phase });
+  };
+  for await (const event of events) {
+    yield* steps.splice(0);
+    yield event;
+  }
+  yield* steps.splice(0);
+}
 
 /**
  * `POST /ag-ui/{model}`: a `RunAgentInput`, run as a turn of the thread its `threadId` names
@@ -28,7 +46,7 @@ export async function answerRunInput(
       const events = agUiEvents({ threadId: input.threadId, runId: input.runId });
       await writeSse(
         reply,
-        observedEvents(request, context, run, streamRun(run)),
+        withSteps(run, observedEvents(request, context, run, streamRun(run))),
         {
           keepAliveMs: context.keepAliveMs,
           errorFrame: (error) => errorBody(streamErrorBody(request, reply, context, run, error)),

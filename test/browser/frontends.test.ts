@@ -4,18 +4,24 @@ import type { Browser, Page } from "playwright-core";
 import { bundlePage, launchChromium, type PageProblems, requireChromium, screenshot, watchPage } from "../helpers/browser.js";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 
-// The AI SDK's useChat, unchanged, in a page bundled as an AI SDK app bundles it, against the
-// repository's own config served by the real CLI: `/v1/ai-sdk/{model}` on the same origin.
+// The frontends' own clients, unchanged, in pages bundled as an app bundles them, against the
+// repository's own config served by the real CLI: the AI SDK's useChat at `/v1/ai-sdk/{model}`
+// and AG-UI's HttpAgent at `/v1/ag-ui/{model}`, on the same origin.
 const chromium = requireChromium();
 
-describe("useChat from @ai-sdk/react in a real browser", { skip: chromium.skip }, () => {
+describe("useChat from @ai-sdk/react, and AG-UI's HttpAgent, in a real browser", { skip: chromium.skip }, () => {
   let server: RunningServer;
   let origin: string;
   let browser: Browser;
   let html: string;
+  let agUiHtml: string;
 
   before(async () => {
-    [server, html] = await Promise.all([startCli([]), bundlePage("./use-chat/use-chat-page.jsx", import.meta.url, "useChat")]);
+    [server, html, agUiHtml] = await Promise.all([
+      startCli([]),
+      bundlePage("./use-chat/use-chat-page.jsx", import.meta.url, "useChat"),
+      bundlePage("./ag-ui/http-agent-page.jsx", import.meta.url, "AG-UI"),
+    ]);
     origin = new URL(server.baseURL).origin;
     browser = await launchChromium(chromium.executablePath);
   });
@@ -24,11 +30,12 @@ describe("useChat from @ai-sdk/react in a real browser", { skip: chromium.skip }
     await server?.stop();
   });
 
-  async function open(model: string): Promise<{ page: Page; problems: PageProblems }> {
+  async function open(model: string, client: "use-chat" | "ag-ui" = "use-chat"): Promise<{ page: Page; problems: PageProblems }> {
     const page = await browser.newPage();
     const problems = watchPage(page, origin);
-    await page.route(`${origin}/use-chat.html*`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: html }));
-    await page.goto(`${origin}/use-chat.html?model=${model}`);
+    const body = client === "use-chat" ? html : agUiHtml;
+    await page.route(`${origin}/${client}.html*`, (route) => route.fulfill({ status: 200, contentType: "text/html", body }));
+    await page.goto(`${origin}/${client}.html?model=${model}`);
     await page.locator("#prompt").waitFor();
     return { page, problems };
   }
@@ -79,6 +86,37 @@ describe("useChat from @ai-sdk/react in a real browser", { skip: chromium.skip }
     } finally {
       await screenshot(page, "use-chat-approval");
       await page.close();
+    }
+  });
+
+  test("AG-UI's HttpAgent: a streamed answer, a second run that remembers, an interrupt answered by resume", async () => {
+    const { page, problems } = await open("memory", "ag-ui");
+    try {
+      await say(page, "apples", /This is the start of our conversation/u);
+      await say(page, "pears", /Before that you said: "apples"/u);
+      assert.deepEqual(await page.locator("#messages li").allTextContents(), [
+        "apples",
+        'You said "apples". This is the start of our conversation.',
+        "pears",
+        'You said "pears". Before that you said: "apples".',
+      ]);
+      assert.deepEqual(problems, { requests: [], errors: [] });
+    } finally {
+      await screenshot(page, "ag-ui-memory");
+      await page.close();
+    }
+    const asking = await open("approval", "ag-ui");
+    try {
+      await asking.page.fill("#prompt", "deploy");
+      await asking.page.click("#send");
+      await asking.page.locator("#question", { hasText: "May I go ahead with: deploy?" }).waitFor({ timeout: 10_000 });
+      await asking.page.click("#approve");
+      await asking.page.locator("#messages li.assistant", { hasText: "Approved: going ahead with deploy." }).waitFor({ timeout: 10_000 });
+      assert.equal(await asking.page.locator("#interrupt").count(), 0, "the question is gone once answered");
+      assert.deepEqual(asking.problems, { requests: [], errors: [] });
+    } finally {
+      await screenshot(asking.page, "ag-ui-approval");
+      await asking.page.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { EventSchemas } from "@ag-ui/core/schemas";
 import { uiMessageChunkSchema } from "ai";
 import type { FastifyInstance } from "fastify";
 import { ChatServe } from "../../src/app/chat-serve.js";
@@ -8,6 +9,7 @@ import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { echoGraph, researchEntry } from "../fixtures/graphs.js";
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { a2aFuzzCase } from "../helpers/fuzz-a2a.js";
+import { agUiFuzzCase } from "../helpers/fuzz-ag-ui.js";
 import { aiSdkFuzzCase } from "../helpers/fuzz-ai-sdk.js";
 import { fuzzCase, generator, responsesFuzzCase, storedObjectsFuzzCase } from "../helpers/fuzz-bodies.js";
 import { langgraphFuzzCase } from "../helpers/fuzz-langgraph.js";
@@ -31,7 +33,13 @@ before(async () => {
     },
     { runCoordinator: new InMemoryRunCoordinator() },
   );
-  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({ mcp: true, a2a: true, aiSdk: true, langgraph: true });
+  app = await new ChatServe({ graphs: registry, bodyLimit: 262_144 }).bind({
+    mcp: true,
+    a2a: true,
+    aiSdk: true,
+    agUi: true,
+    langgraph: true,
+  });
   await app.ready();
 });
 after(() => app.close());
@@ -94,7 +102,7 @@ test(`${RESPONSES_COUNT} fuzzed Responses bodies: no 5xx, every error a valid Er
       }
     } else if (String(response.headers["content-type"]).startsWith("text/event-stream")) {
       for (const frame of response.body.split("\n\n").filter((part) => part.includes("data: "))) {
-        const event = JSON.parse(/^data: (.+)$/mu.exec(frame)![1]!);
+        const event = JSON.parse(/^data: ([^\n]+)$/mu.exec(frame)![1]!);
         assertMatchesResponses("ResponseStreamEvent", event);
         assert.ok(
           event.type !== "error" || !["internal_error", "graph_configuration_error"].includes(event.code),
@@ -190,7 +198,7 @@ test(`${RESPONSES_COUNT} fuzzed bodies to the MCP route: no 5xx, every answer JS
     if (type.startsWith("text/event-stream")) {
       if (response.body.includes('"structuredContent"')) ran += 1;
       for (const frame of response.body.split("\n\n").filter((part) => part.includes("data: "))) {
-        assertJsonRpc(JSON.parse(/^data: (.+)$/mu.exec(frame)![1]!), where);
+        assertJsonRpc(JSON.parse(/^data: ([^\n]+)$/mu.exec(frame)![1]!), where);
       }
     } else if (response.body !== "") {
       const body = JSON.parse(response.body);
@@ -222,7 +230,7 @@ test(`${RESPONSES_COUNT} fuzzed bodies to the A2A endpoints: no 5xx, every answe
     assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
     if (response.statusCode === 413) continue;
     const frames = String(response.headers["content-type"]).startsWith("text/event-stream")
-      ? response.body.split("\n\n").flatMap((frame) => /^data: (.+)$/mu.exec(frame)?.[1] ?? [])
+      ? response.body.split("\n\n").flatMap((frame) => /^data: ([^\n]+)$/mu.exec(frame)?.[1] ?? [])
       : [response.body];
     for (const frame of frames) {
       const body = JSON.parse(frame) as { error?: { code: number } };
@@ -262,11 +270,43 @@ test(`${RESPONSES_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, ev
       assertMatchesOpenAI("ErrorResponse", response.json());
       continue;
     }
-    for (const frame of response.body.split("\n\n").flatMap((block) => /^data: (.+)$/mu.exec(block)?.[1] ?? [])) {
+    for (const frame of response.body.split("\n\n").flatMap((block) => /^data: ([^\n]+)$/mu.exec(block)?.[1] ?? [])) {
       if (frame === "[DONE]") continue;
       const checked = await schema.validate(JSON.parse(frame));
       assert.ok(checked.success, `${frame} is not a UI message chunk: ${String(checked.error)}\n${where}`);
     }
+  }
+  assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+});
+
+test(`${RESPONSES_COUNT} fuzzed RunAgentInputs to the AG-UI surface: no 5xx, every error a valid ErrorResponse, every event AG-UI 1.0's (seed ${SEED})`, {
+  timeout: 600_000,
+}, async () => {
+  const random = generator(SEED + 6);
+  const statuses = new Map<number, number>();
+  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
+    const { payload, contentType } = agUiFuzzCase(random);
+    const model = random.pick(["echo", "research", "counter"]);
+    const response = await app.inject({
+      method: "POST",
+      url: `/v1/ag-ui/${model}`,
+      headers: contentType === undefined ? {} : { "content-type": contentType },
+      payload,
+    });
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); body: ${payload.slice(0, 300)}`;
+    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    if (response.statusCode !== 200) {
+      assertMatchesOpenAI("ErrorResponse", response.json());
+      continue;
+    }
+    const frames = response.body.split("\n\n").flatMap((block) => /^data: ([^\n]+)$/mu.exec(block)?.[1] ?? []);
+    for (const frame of frames) {
+      const checked = EventSchemas.safeParse(JSON.parse(frame));
+      assert.ok(checked.success, `${frame} is not an AG-UI 1.0 event: ${checked.error?.message}\n${where}`);
+    }
+    assert.match(String(JSON.parse(frames.at(-1) ?? "{}").type), /^RUN_(FINISHED|ERROR)$/u, where);
   }
   assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
   assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);

@@ -22,6 +22,9 @@ import { parseSse } from "../helpers/server.js";
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const COUNT = Number(process.env.FUZZ_COUNT ?? 5_000);
 const RESPONSES_COUNT = Math.ceil(COUNT / 2);
+// The frontends' surfaces run most bodies they are given (a run each, its events checked
+// against the SDK's schemas): fewer of them keep the suite's time.
+const FRONTEND_COUNT = Math.ceil(COUNT / 5);
 
 let app: FastifyInstance;
 before(async () => {
@@ -246,7 +249,7 @@ test(`${RESPONSES_COUNT} fuzzed bodies to the A2A endpoints: no 5xx, every answe
     assert.ok(errors.has(code), `error ${code} met; errors: ${JSON.stringify([...errors])}`);
 });
 
-test(`${RESPONSES_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, every error a valid ErrorResponse, every chunk the SDK's (seed ${SEED})`, {
+test(`${FRONTEND_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, every error a valid ErrorResponse, every chunk the SDK's (seed ${SEED})`, {
   timeout: 600_000,
 }, async () => {
   const random = generator(SEED + 5);
@@ -254,9 +257,10 @@ test(`${RESPONSES_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, ev
     validate(value: unknown): Promise<{ success: boolean; error?: unknown }>;
   };
   const statuses = new Map<number, number>();
-  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
+  for (let index = 0; index < FRONTEND_COUNT; index += 1) {
     const { payload, contentType } = aiSdkFuzzCase(random);
-    const model = random.pick(["echo", "research", "counter"]);
+    // Not research: its fixture takes its time on purpose (0.4 s a run); its events are tested elsewhere.
+    const model = random.pick(["echo", "counter"]);
     const response = await app.inject({
       method: "POST",
       url: `/v1/ai-sdk/${model}`,
@@ -276,18 +280,19 @@ test(`${RESPONSES_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, ev
       assert.ok(checked.success, `${frame} is not a UI message chunk: ${String(checked.error)}\n${where}`);
     }
   }
-  assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
-  assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(200) ?? 0) > FRONTEND_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > FRONTEND_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
 });
 
-test(`${RESPONSES_COUNT} fuzzed RunAgentInputs to the AG-UI surface: no 5xx, every error a valid ErrorResponse, every event AG-UI 1.0's (seed ${SEED})`, {
+test(`${FRONTEND_COUNT} fuzzed RunAgentInputs to the AG-UI surface: no 5xx, every error a valid ErrorResponse, every event AG-UI 1.0's (seed ${SEED})`, {
   timeout: 600_000,
 }, async () => {
   const random = generator(SEED + 6);
   const statuses = new Map<number, number>();
-  for (let index = 0; index < RESPONSES_COUNT; index += 1) {
+  for (let index = 0; index < FRONTEND_COUNT; index += 1) {
     const { payload, contentType } = agUiFuzzCase(random);
-    const model = random.pick(["echo", "research", "counter"]);
+    // Not research: its fixture takes its time on purpose (0.4 s a run); its events are tested elsewhere.
+    const model = random.pick(["echo", "counter"]);
     const response = await app.inject({
       method: "POST",
       url: `/v1/ag-ui/${model}`,
@@ -308,8 +313,8 @@ test(`${RESPONSES_COUNT} fuzzed RunAgentInputs to the AG-UI surface: no 5xx, eve
     }
     assert.match(String(JSON.parse(frames.at(-1) ?? "{}").type), /^RUN_(FINISHED|ERROR)$/u, where);
   }
-  assert.ok((statuses.get(200) ?? 0) > RESPONSES_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
-  assert.ok((statuses.get(400) ?? 0) > RESPONSES_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(200) ?? 0) > FRONTEND_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > FRONTEND_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
 });
 
 test(`${RESPONSES_COUNT} fuzzed Agent Protocol requests: no 5xx, every error {"detail"} (seed ${SEED})`, { timeout: 600_000 }, async () => {

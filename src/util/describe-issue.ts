@@ -36,3 +36,10 @@ export function describeFirstIssue(error: z.ZodError, prefix: readonly PropertyK
   const path = issuePath(issue.path, prefix);
   return path === "" ? issue.message : `${path}: ${issue.message}`;
 }
+
+/** A request body's first issue, for an error that names the field: `path: message.` and the path as its param. */
+export function bodyIssue(error: z.ZodError): { message: string; param: string | null } {
+  const issue = firstIssue(error);
+  const param = issue === undefined ? "" : issuePath(issue.path);
+  return { message: `${param === "" ? "The body" : param}: ${issue?.message ?? "invalid value"}.`, param: param === "" ? null : param };
+}

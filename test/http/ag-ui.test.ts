@@ -3,14 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
-import { graph as approval } from "../../demo/graphs/approval.js";
-import { graph as echo } from "../../demo/graphs/echo.js";
-import { graph as memory } from "../../demo/graphs/memory.js";
-import { ResearchSettings, graph as research } from "../../demo/graphs/research.js";
-import { graph as think } from "../../demo/graphs/think.js";
-import { graph as tools } from "../../demo/graphs/tools.js";
-import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { GraphFeature } from "../../src/registry/features.js";
+import { demoGraphs } from "../helpers/demo-graphs.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // AG-UI 1.0 (`POST /v1/ag-ui/{model}`), driven by `@ag-ui/client`'s HttpAgent as CopilotKit
@@ -19,28 +12,7 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 let server: TestServer;
 
 before(async () => {
-  server = await startTestServer(
-    {
-      echo: { graph: echo, description: "Echo", streamableNodeNames: ["respond"] },
-      memory: { graph: memory, description: "Remembers", threads: true },
-      think: { graph: think, description: "Thinks", streamableNodeNames: ["think"] },
-      tools: { graph: tools, description: "Tools", streamableNodeNames: ["agent"] },
-      research: {
-        graph: research,
-        description: "Researches",
-        streamableNodeNames: ["answer"],
-        features: [GraphFeature.CLIENT_EVENTS],
-        clientSettings: ResearchSettings,
-      },
-      approval: {
-        graph: approval,
-        description: "Asks first",
-        features: [GraphFeature.INTERRUPTS],
-        runCoordinator: new InMemoryRunCoordinator(),
-      },
-    },
-    { agUi: true },
-  );
+  server = await startTestServer(demoGraphs(), { agUi: true });
 });
 after(() => server.close());
 
@@ -154,7 +126,7 @@ describe("AG-UI 1.0: bad input", () => {
     assert.equal(((await noThread.json()) as { error: { param: string } }).error.param, "threadId");
     const badResume = await post("approval", { ...input, resume: [{ interruptId: "nope", status: "resolved", payload: 1 }] });
     assert.equal(badResume.status, 400);
-    assert.equal(((await badResume.json()) as { error: { param: string } }).error.param, "resume[0].interruptId");
+    assert.equal(((await badResume.json()) as { error: { param: string } }).error.param, "resume.0.interruptId");
   });
 
   test("a client that aborts cancels the run", async () => {

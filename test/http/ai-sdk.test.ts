@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from "ai";
-import { graph as approval } from "../../demo/graphs/approval.js";
-import { graph as echo } from "../../demo/graphs/echo.js";
-import { graph as memory } from "../../demo/graphs/memory.js";
-import { ResearchSettings, graph as research } from "../../demo/graphs/research.js";
-import { graph as think } from "../../demo/graphs/think.js";
-import { graph as tools } from "../../demo/graphs/tools.js";
-import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { GraphFeature } from "../../src/registry/features.js";
+import { demoGraphs } from "../helpers/demo-graphs.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // The AI SDK UI message stream (`POST /v1/ai-sdk/{model}`), driven by `ai`'s own
@@ -18,28 +11,7 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 let server: TestServer;
 
 before(async () => {
-  server = await startTestServer(
-    {
-      echo: { graph: echo, description: "Echo", streamableNodeNames: ["respond"] },
-      memory: { graph: memory, description: "Remembers", threads: true },
-      think: { graph: think, description: "Thinks", streamableNodeNames: ["think"] },
-      tools: { graph: tools, description: "Tools", streamableNodeNames: ["agent"] },
-      research: {
-        graph: research,
-        description: "Researches",
-        streamableNodeNames: ["answer"],
-        features: [GraphFeature.CLIENT_EVENTS],
-        clientSettings: ResearchSettings,
-      },
-      approval: {
-        graph: approval,
-        description: "Asks first",
-        features: [GraphFeature.INTERRUPTS],
-        runCoordinator: new InMemoryRunCoordinator(),
-      },
-    },
-    { aiSdk: true },
-  );
+  server = await startTestServer(demoGraphs(), { aiSdk: true });
 });
 after(() => server.close());
 
@@ -178,7 +150,7 @@ describe("the AI SDK UI message stream: bad input", () => {
     });
     assert.equal(noCallId.status, 400);
     const body = (await noCallId.json()) as { error: { message: string; param: string } };
-    assert.equal(body.error.param, "messages[1].parts[0].toolCallId");
+    assert.equal(body.error.param, "messages.1.parts.0.toolCallId");
     assert.match(body.error.message, /a tool part needs its toolCallId/u);
     const noSuchPause = await post("approval", {
       id: "x",

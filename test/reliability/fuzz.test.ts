@@ -249,21 +249,25 @@ test(`${RESPONSES_COUNT} fuzzed bodies to the A2A endpoints: no 5xx, every answe
     assert.ok(errors.has(code), `error ${code} met; errors: ${JSON.stringify([...errors])}`);
 });
 
-test(`${FRONTEND_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, every error a valid ErrorResponse, every chunk the SDK's (seed ${SEED})`, {
-  timeout: 600_000,
-}, async () => {
-  const random = generator(SEED + 5);
-  const schema = (typeof uiMessageChunkSchema === "function" ? uiMessageChunkSchema() : uiMessageChunkSchema) as unknown as {
-    validate(value: unknown): Promise<{ success: boolean; error?: unknown }>;
-  };
+/**
+ * One of the frontends' surfaces, fuzzed: no 5xx, an error in the envelope before any byte,
+ * and every streamed frame as the frontend's SDK checks it (`check` throws what is wrong).
+ */
+async function fuzzFrontend(
+  surface: string,
+  seed: number,
+  fuzzed: (random: ReturnType<typeof generator>) => { payload: string; contentType?: string },
+  check: (frames: string[], where: string) => Promise<void>,
+): Promise<void> {
+  const random = generator(seed);
   const statuses = new Map<number, number>();
   for (let index = 0; index < FRONTEND_COUNT; index += 1) {
-    const { payload, contentType } = aiSdkFuzzCase(random);
+    const { payload, contentType } = fuzzed(random);
     // Not research: its fixture takes its time on purpose (0.4 s a run); its events are tested elsewhere.
     const model = random.pick(["echo", "counter"]);
     const response = await app.inject({
       method: "POST",
-      url: `/v1/ai-sdk/${model}`,
+      url: `/v1/${surface}/${model}`,
       headers: contentType === undefined ? {} : { "content-type": contentType },
       payload,
     });
@@ -274,47 +278,40 @@ test(`${FRONTEND_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, eve
       assertMatchesOpenAI("ErrorResponse", response.json());
       continue;
     }
-    for (const frame of response.body.split("\n\n").flatMap((block) => /^data: ([^\n]+)$/mu.exec(block)?.[1] ?? [])) {
+    await check(
+      response.body.split("\n\n").flatMap((block) => /^data: ([^\n]+)$/mu.exec(block)?.[1] ?? []),
+      where,
+    );
+  }
+  assert.ok((statuses.get(200) ?? 0) > FRONTEND_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
+  assert.ok((statuses.get(400) ?? 0) > FRONTEND_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+}
+
+test(`${FRONTEND_COUNT} fuzzed useChat bodies to the AI SDK surface: no 5xx, every error a valid ErrorResponse, every chunk the SDK's (seed ${SEED})`, {
+  timeout: 600_000,
+}, async () => {
+  const schema = (typeof uiMessageChunkSchema === "function" ? uiMessageChunkSchema() : uiMessageChunkSchema) as unknown as {
+    validate(value: unknown): Promise<{ success: boolean; error?: unknown }>;
+  };
+  await fuzzFrontend("ai-sdk", SEED + 5, aiSdkFuzzCase, async (frames, where) => {
+    for (const frame of frames) {
       if (frame === "[DONE]") continue;
       const checked = await schema.validate(JSON.parse(frame));
       assert.ok(checked.success, `${frame} is not a UI message chunk: ${String(checked.error)}\n${where}`);
     }
-  }
-  assert.ok((statuses.get(200) ?? 0) > FRONTEND_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
-  assert.ok((statuses.get(400) ?? 0) > FRONTEND_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+  });
 });
 
 test(`${FRONTEND_COUNT} fuzzed RunAgentInputs to the AG-UI surface: no 5xx, every error a valid ErrorResponse, every event AG-UI 1.0's (seed ${SEED})`, {
   timeout: 600_000,
 }, async () => {
-  const random = generator(SEED + 6);
-  const statuses = new Map<number, number>();
-  for (let index = 0; index < FRONTEND_COUNT; index += 1) {
-    const { payload, contentType } = agUiFuzzCase(random);
-    // Not research: its fixture takes its time on purpose (0.4 s a run); its events are tested elsewhere.
-    const model = random.pick(["echo", "counter"]);
-    const response = await app.inject({
-      method: "POST",
-      url: `/v1/ag-ui/${model}`,
-      headers: contentType === undefined ? {} : { "content-type": contentType },
-      payload,
-    });
-    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); body: ${payload.slice(0, 300)}`;
-    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
-    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-    if (response.statusCode !== 200) {
-      assertMatchesOpenAI("ErrorResponse", response.json());
-      continue;
-    }
-    const frames = response.body.split("\n\n").flatMap((block) => /^data: ([^\n]+)$/mu.exec(block)?.[1] ?? []);
+  await fuzzFrontend("ag-ui", SEED + 6, agUiFuzzCase, async (frames, where) => {
     for (const frame of frames) {
       const checked = EventSchemas.safeParse(JSON.parse(frame));
       assert.ok(checked.success, `${frame} is not an AG-UI 1.0 event: ${checked.error?.message}\n${where}`);
     }
     assert.match(String(JSON.parse(frames.at(-1) ?? "{}").type), /^RUN_(FINISHED|ERROR)$/u, where);
-  }
-  assert.ok((statuses.get(200) ?? 0) > FRONTEND_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
-  assert.ok((statuses.get(400) ?? 0) > FRONTEND_COUNT / 10, `statuses: ${JSON.stringify([...statuses])}`);
+  });
 });
 
 test(`${RESPONSES_COUNT} fuzzed Agent Protocol requests: no 5xx, every error {"detail"} (seed ${SEED})`, { timeout: 600_000 }, async () => {

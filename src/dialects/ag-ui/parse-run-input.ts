@@ -1,6 +1,8 @@
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
+import type { z } from "zod";
 import { InvalidRequestError } from "../../errors/catalogue.js";
 import type { ResumeOf } from "../../runs/interrupts/interrupt-run.js";
+import { bodyIssue } from "../../util/describe-issue.js";
 import { parseChatRequest } from "../chat/parse-chat-request.js";
 
 // AG-UI 1.0's `RunAgentInput`, checked with `@ag-ui/core`'s own schema, read into the one engine
@@ -23,8 +25,8 @@ function readInterruptId(id: string, index: number): { callId: string; runId: st
       return { callId: value.c, runId: value.r, stateToken: value.s };
     }
   } catch {}
-  throw new InvalidRequestError(`resume[${index}].interruptId: ${id.slice(0, 80)} is not an interrupt this server sent.`, {
-    param: `resume[${index}].interruptId`,
+  throw new InvalidRequestError(`resume.${index}.interruptId: ${id.slice(0, 80)} is not an interrupt this server sent.`, {
+    param: `resume.${index}.interruptId`,
   });
 }
 
@@ -79,12 +81,8 @@ export function parseRunInput(
 ): { input: Input; request: ReturnType<typeof parseChatRequest>; resumeOf: ResumeOf | undefined } {
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = issue.path
-      .map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`))
-      .join("")
-      .replace(/^\./u, "");
-    throw new InvalidRequestError(`${param === "" ? "The body" : param}: ${issue.message}.`, { param: param === "" ? null : param });
+    const { message, param } = bodyIssue(parsed.error as unknown as z.ZodError);
+    throw new InvalidRequestError(message, { param });
   }
   const input = parsed.data;
   let resumeOf: ResumeOf | undefined;

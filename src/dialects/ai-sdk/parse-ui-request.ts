@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InvalidRequestError } from "../../errors/catalogue.js";
+import { bodyIssue } from "../../util/describe-issue.js";
 import { parseChatRequest } from "../chat/parse-chat-request.js";
 
 // The body the AI SDK's `useChat` sends through `DefaultChatTransport`: the chat's id, its UI
@@ -103,8 +104,8 @@ function userContent(message: UiMessage, index: number): string | Record<string,
       if (entry.type === "file") {
         const file = entry as z.infer<typeof filePart>;
         if (!file.mediaType.startsWith("image/")) {
-          throw new InvalidRequestError(`messages[${index}].parts[${at}]: a ${file.mediaType} file is not read; attach images or text.`, {
-            param: `messages[${index}].parts[${at}]`,
+          throw new InvalidRequestError(`messages.${index}.parts.${at}: a ${file.mediaType} file is not read; attach images or text.`, {
+            param: `messages.${index}.parts.${at}`,
           });
         }
         return [{ type: "image_url", image_url: { url: file.url } }];
@@ -137,12 +138,8 @@ function assistantMessages(message: UiMessage): ChatMessage[] {
 export function parseUiRequest(model: string, body: unknown): { chatId: string; request: ReturnType<typeof parseChatRequest> } {
   const parsed = uiRequest.safeParse(body);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = issue.path
-      .map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`))
-      .join("")
-      .replace(/^\./u, "");
-    throw new InvalidRequestError(`${param === "" ? "The body" : param}: ${issue.message}.`, { param: param === "" ? null : param });
+    const { message, param } = bodyIssue(parsed.error as unknown as z.ZodError);
+    throw new InvalidRequestError(message, { param });
   }
   const { id, messages, settings } = parsed.data;
   const chat = messages.flatMap((message, index) =>

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { bundlePage, launchChromium, type PageProblems, requireChromium, screenshot, watchPage } from "../helpers/browser.js";
+import { bundlePage, launchChromium, openPage, requireChromium, sayOnPage, screenshot } from "../helpers/browser.js";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 
 // The frontends' own clients, unchanged, in pages bundled as an app bundles them, against the
@@ -30,22 +30,9 @@ describe("useChat from @ai-sdk/react, and AG-UI's HttpAgent, in a real browser",
     await server?.stop();
   });
 
-  async function open(model: string, client: "use-chat" | "ag-ui" = "use-chat"): Promise<{ page: Page; problems: PageProblems }> {
-    const page = await browser.newPage();
-    const problems = watchPage(page, origin);
-    const body = client === "use-chat" ? html : agUiHtml;
-    await page.route(`${origin}/${client}.html*`, (route) => route.fulfill({ status: 200, contentType: "text/html", body }));
-    await page.goto(`${origin}/${client}.html?model=${model}`);
-    await page.locator("#prompt").waitFor();
-    return { page, problems };
-  }
-
-  async function say(page: Page, text: string, answer: RegExp): Promise<void> {
-    await page.fill("#prompt", text);
-    await page.click("#send");
-    await page.locator("#messages li.assistant", { hasText: answer }).waitFor({ timeout: 10_000 });
-    await page.locator("#status", { hasText: "idle" }).waitFor();
-  }
+  const open = (model: string, client: "use-chat" | "ag-ui" = "use-chat") =>
+    openPage(browser, origin, { name: client, html: client === "use-chat" ? html : agUiHtml, query: `model=${model}` });
+  const say = (page: Page, text: string, answer: RegExp) => sayOnPage(page, text, answer, "assistant");
 
   test("a streamed answer, a second turn that remembers, and a graph's status events", async () => {
     const { page, problems } = await open("memory");

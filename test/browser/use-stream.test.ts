@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { bundlePage, launchChromium, type PageProblems, requireChromium, screenshot, watchPage } from "../helpers/browser.js";
+import { bundlePage, launchChromium, openPage, requireChromium, sayOnPage, screenshot } from "../helpers/browser.js";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 
 // LangGraph's React hook, unchanged, in a page bundled as a LangGraph app bundles it, against
@@ -26,22 +26,8 @@ function pageTests(title: string, entry: string, name: string): void {
       await server?.stop();
     });
 
-    /** A page on the server's origin (the browser serves it; the API calls go to chat-serve). */
-    async function open(assistant: string): Promise<{ page: Page; problems: PageProblems }> {
-      const page = await browser.newPage();
-      const problems = watchPage(page, origin);
-      await page.route(`${origin}/use-stream.html*`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: html }));
-      await page.goto(`${origin}/use-stream.html?assistant=${assistant}`);
-      await page.locator("#prompt").waitFor();
-      return { page, problems };
-    }
-
-    async function say(page: Page, text: string, answer: RegExp): Promise<void> {
-      await page.fill("#prompt", text);
-      await page.click("#send");
-      await page.locator("#messages li.ai", { hasText: answer }).waitFor({ timeout: 10_000 });
-      await page.locator("#status", { hasText: "idle" }).waitFor();
-    }
+    const open = (assistant: string) => openPage(browser, origin, { name: "use-stream", html, query: `assistant=${assistant}` });
+    const say = (page: Page, text: string, answer: RegExp) => sayOnPage(page, text, answer, "ai");
 
     test("a streamed answer, and a second turn that remembers the first", async () => {
       const { page, problems } = await open("memory");

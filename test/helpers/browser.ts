@@ -94,3 +94,28 @@ export async function bundlePage(entry: string, base: string, title: string): Pr
   const script = result.outputFiles[0]?.text ?? "";
   return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><div id="root"></div><script type="module">${script.replaceAll("</script", "<\\/script")}</script></body></html>`;
 }
+
+/**
+ * A test page on the server's origin (the browser serves its HTML; its API calls go to
+ * chat-serve), at `/{name}.html?{query}`, once its prompt is on the page.
+ */
+export async function openPage(
+  browser: Browser,
+  origin: string,
+  page: { name: string; html: string; query: string },
+): Promise<{ page: Page; problems: PageProblems }> {
+  const opened = await browser.newPage();
+  const problems = watchPage(opened, origin);
+  await opened.route(`${origin}/${page.name}.html*`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: page.html }));
+  await opened.goto(`${origin}/${page.name}.html?${page.query}`);
+  await opened.locator("#prompt").waitFor();
+  return { page: opened, problems };
+}
+
+/** Sends a prompt from a chat page and waits for the answer (`#messages li.{role}`) and an idle page. */
+export async function sayOnPage(page: Page, text: string, answer: RegExp, role: string): Promise<void> {
+  await page.fill("#prompt", text);
+  await page.click("#send");
+  await page.locator(`#messages li.${role}`, { hasText: answer }).waitFor({ timeout: 10_000 });
+  await page.locator("#status", { hasText: "idle" }).waitFor();
+}

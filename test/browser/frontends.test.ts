@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { bundlePage, launchChromium, openPage, requireChromium, sayOnPage, screenshot } from "../helpers/browser.js";
+import {
+  bundlePage,
+  launchChromium,
+  openPage,
+  rememberingConversation,
+  requireChromium,
+  sayOnPage,
+  screenshot,
+} from "../helpers/browser.js";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 
 // The frontends' own clients, unchanged, in pages bundled as an app bundles them, against the
@@ -35,21 +43,7 @@ describe("useChat from @ai-sdk/react, and AG-UI's HttpAgent, in a real browser",
   const say = (page: Page, text: string, answer: RegExp) => sayOnPage(page, text, answer, "assistant");
 
   test("a streamed answer, a second turn that remembers, and a graph's status events", async () => {
-    const { page, problems } = await open("memory");
-    try {
-      await say(page, "apples", /This is the start of our conversation/u);
-      await say(page, "pears", /Before that you said: "apples"/u);
-      assert.deepEqual(await page.locator("#messages li").allTextContents(), [
-        "apples",
-        'You said "apples". This is the start of our conversation.',
-        "pears",
-        'You said "pears". Before that you said: "apples".',
-      ]);
-      assert.deepEqual(problems, { requests: [], errors: [] });
-    } finally {
-      await screenshot(page, "use-chat-memory");
-      await page.close();
-    }
+    await rememberingConversation(await open("memory"), "assistant", "use-chat-memory");
     const researching = await open("research");
     try {
       await say(researching.page, "tides", /tides/iu);
@@ -77,21 +71,7 @@ describe("useChat from @ai-sdk/react, and AG-UI's HttpAgent, in a real browser",
   });
 
   test("AG-UI's HttpAgent: a streamed answer, a second run that remembers, an interrupt answered by resume", async () => {
-    const { page, problems } = await open("memory", "ag-ui");
-    try {
-      await say(page, "apples", /This is the start of our conversation/u);
-      await say(page, "pears", /Before that you said: "apples"/u);
-      assert.deepEqual(await page.locator("#messages li").allTextContents(), [
-        "apples",
-        'You said "apples". This is the start of our conversation.',
-        "pears",
-        'You said "pears". Before that you said: "apples".',
-      ]);
-      assert.deepEqual(problems, { requests: [], errors: [] });
-    } finally {
-      await screenshot(page, "ag-ui-memory");
-      await page.close();
-    }
+    await rememberingConversation(await open("memory", "ag-ui"), "assistant", "ag-ui-memory");
     const asking = await open("approval", "ag-ui");
     try {
       await asking.page.fill("#prompt", "deploy");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { bundlePage, launchChromium, openPage, requireChromium, sayOnPage, screenshot } from "../helpers/browser.js";
+import type { Browser } from "playwright-core";
+import { bundlePage, launchChromium, openPage, rememberingConversation, requireChromium, screenshot } from "../helpers/browser.js";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 
 // LangGraph's React hook, unchanged, in a page bundled as a LangGraph app bundles it, against
@@ -27,24 +27,9 @@ function pageTests(title: string, entry: string, name: string): void {
     });
 
     const open = (assistant: string) => openPage(browser, origin, { name: "use-stream", html, query: `assistant=${assistant}` });
-    const say = (page: Page, text: string, answer: RegExp) => sayOnPage(page, text, answer, "ai");
 
     test("a streamed answer, and a second turn that remembers the first", async () => {
-      const { page, problems } = await open("memory");
-      try {
-        await say(page, "apples", /This is the start of our conversation/u);
-        await say(page, "pears", /Before that you said: "apples"/u);
-        assert.deepEqual(await page.locator("#messages li").allTextContents(), [
-          "apples",
-          'You said "apples". This is the start of our conversation.',
-          "pears",
-          'You said "pears". Before that you said: "apples".',
-        ]);
-        assert.deepEqual(problems, { requests: [], errors: [] });
-      } finally {
-        await screenshot(page, `${name}-memory`);
-        await page.close();
-      }
+      await rememberingConversation(await open("memory"), "ai", `${name}-memory`);
     });
 
     test("an interrupt shown on the page and answered from it", async () => {

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -118,4 +119,26 @@ export async function sayOnPage(page: Page, text: string, answer: RegExp, role: 
   await page.click("#send");
   await page.locator(`#messages li.${role}`, { hasText: answer }).waitFor({ timeout: 10_000 });
   await page.locator("#status", { hasText: "idle" }).waitFor();
+}
+
+/**
+ * The `memory` demo on a chat page: two turns, the second remembering the first, the page
+ * showing the four messages and no failed request or page error. Screenshot `name` either way.
+ */
+export async function rememberingConversation(opened: { page: Page; problems: PageProblems }, role: string, name: string): Promise<void> {
+  const { page, problems } = opened;
+  try {
+    await sayOnPage(page, "apples", /This is the start of our conversation/u, role);
+    await sayOnPage(page, "pears", /Before that you said: "apples"/u, role);
+    assert.deepEqual(await page.locator("#messages li").allTextContents(), [
+      "apples",
+      'You said "apples". This is the start of our conversation.',
+      "pears",
+      'You said "pears". Before that you said: "apples".',
+    ]);
+    assert.deepEqual(problems, { requests: [], errors: [] });
+  } finally {
+    await screenshot(page, name);
+    await page.close();
+  }
 }

@@ -72,6 +72,22 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
       }),
   );
 
+  // What the request's input comes to in tokens, with what it continues; no graph runs, nothing is stored.
+  app.post(
+    "/responses/input_tokens",
+    {
+      bodyLimit: options.bodyLimit,
+      schema: { summary: "Count a response request's input tokens without running it", tags: ["responses"] },
+    },
+    async (request) => {
+      const parsed = parseResponsesRequest(request.body);
+      assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
+      const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
+      const { countInputTokens } = await import("../../dialects/responses/input-tokens.js");
+      return { object: "response.input_tokens", input_tokens: await countInputTokens(resolved.engine) };
+    },
+  );
+
   app.post("/responses/:id/cancel", { schema: { summary: "Cancel a background response", tags: ["responses"] } }, async (request) => {
     const record = await stored(request);
     const response = record.response as unknown as ResponseObject;

@@ -12,6 +12,7 @@ export function responsesSurface(): Surface {
     },
     methods: {
       "/responses": ["POST"],
+      "/responses/input_tokens": ["POST"],
       "/responses/:id": ["GET", "DELETE"],
       "/responses/:id/input_items": ["GET"],
       "/responses/:id/cancel": ["POST"],
@@ -20,7 +21,7 @@ export function responsesSurface(): Surface {
       "/conversations/:id/items": ["GET", "POST"],
       "/conversations/:id/items/:item_id": ["GET", "DELETE"],
     },
-    apiLabels: { "/responses": "responses" },
+    apiLabels: { "/responses": "responses", "/responses/input_tokens": "responses" },
     runPaths: ["/responses"],
   };
 }

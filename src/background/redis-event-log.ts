@@ -1,3 +1,4 @@
+import { once as onceEvent } from "node:events";
 import type { Redis } from "ioredis";
 import type { BackgroundEventLog, EventsFrom } from "../runs/jobs.js";
 import { withDeadline } from "../util/deadline.js";
@@ -57,8 +58,23 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
     return `${this.#prefix}:${this.#stream}:${responseId}`;
   }
 
-  #call<T>(operation: Promise<T>): Promise<T> {
-    return withDeadline("the background event log", this.#timeoutMs, operation);
+  /**
+   * A call under the log's deadline. Its connection answers at once or fails (no offline
+   * queue); one still making its first connection (a server's first moments) is waited for,
+   * within the deadline. A connection lost later fails the call at once, as before.
+   */
+  async #call<T>(operation: () => Promise<T>): Promise<T> {
+    const { status } = this.#redis;
+    if (status === "connecting" || status === "connect") {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+      try {
+        await onceEvent(this.#redis, "ready", { signal: controller.signal }).catch(() => {});
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return withDeadline("the background event log", this.#timeoutMs, operation());
   }
 
   async append(responseId: string, events: readonly E[]): Promise<void> {
@@ -67,14 +83,14 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
     const batch = this.#redis.multi();
     for (const event of events) batch.xadd(key, `${this.#sequenceOf(event)}-1`, "e", JSON.stringify(event));
     batch.pexpire(key, RUNNING_TTL_MS);
-    const results = await this.#call(batch.exec());
+    const results = await this.#call(() => batch.exec());
     const failed = results?.find(([error]) => error !== null);
     if (failed !== undefined) throw failed[0];
   }
 
   /** The last entry's place, or undefined for a response with no log. */
   async #tail(responseId: string): Promise<{ sequence: number; end: boolean } | undefined> {
-    const [entry] = await this.#call(this.#redis.xrevrange(this.#key(responseId), "+", "-", "COUNT", 1));
+    const [entry] = await this.#call(() => this.#redis.xrevrange(this.#key(responseId), "+", "-", "COUNT", 1));
     return entry === undefined ? undefined : position(entry[0]);
   }
 
@@ -86,7 +102,7 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
     const tail = await this.#tail(responseId);
     if (tail === undefined || tail.end) return;
     const key = this.#key(responseId);
-    await this.#call(this.#redis.multi().xadd(key, `${tail.sequence}-2`, "end", "1").pexpire(key, this.#retainMs).exec());
+    await this.#call(() => this.#redis.multi().xadd(key, `${tail.sequence}-2`, "end", "1").pexpire(key, this.#retainMs).exec());
   }
 
   async from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom<E>> {
@@ -119,7 +135,7 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
         if (read === null) {
           if (signal.aborted) return;
           // Nothing new: the log may have expired under a response whose worker died.
-          if ((await this.#call(this.#redis.exists(key))) === 0) return;
+          if ((await this.#call(() => this.#redis.exists(key))) === 0) return;
           continue;
         }
         for (const [, entries] of read) {

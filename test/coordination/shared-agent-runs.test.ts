@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage } from "@langchain/core/messages";
 import { v7 as uuid7 } from "@langchain/core/utils/uuid";
@@ -72,11 +72,6 @@ describe("Agent Protocol runs on the shared queue, from a process that does not 
     tracker: new RunTracker(),
     backendTimeoutMs: 2_000,
     shared: { queue: front, events: front.agentEvents },
-  });
-  // The queue's connections answer at once or fail (no offline queue): wait until they are up.
-  before(async () => {
-    await eventually(() => front.check(), 5_000, 20);
-    await eventually(() => worker.check(), 5_000, 20);
   });
   after(async () => {
     await runs.close();

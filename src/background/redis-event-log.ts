@@ -1,5 +1,5 @@
-import { once as onceEvent } from "node:events";
 import type { Redis } from "ioredis";
+import { firstConnect } from "../coordination/first-connect.js";
 import type { BackgroundEventLog, EventsFrom } from "../runs/jobs.js";
 import { withDeadline } from "../util/deadline.js";
 import type { ResponseStreamEvent } from "../wire/responses-response.js";
@@ -64,16 +64,7 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
    * within the deadline. A connection lost later fails the call at once, as before.
    */
   async #call<T>(operation: () => Promise<T>): Promise<T> {
-    const { status } = this.#redis;
-    if (status === "connecting" || status === "connect") {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
-      try {
-        await onceEvent(this.#redis, "ready", { signal: controller.signal }).catch(() => {});
-      } finally {
-        clearTimeout(timer);
-      }
-    }
+    await firstConnect(this.#redis, this.#timeoutMs);
     return withDeadline("the background event log", this.#timeoutMs, operation());
   }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { once as onceEvent } from "node:events";
 import { createRequire } from "node:module";
 import type { Redis, RedisOptions } from "ioredis";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
+import { firstConnect } from "./first-connect.js";
 import { once, type RunCoordinator, type RunLease } from "./run-coordinator.js";
 
 // Renew and release only while the key still holds our token, atomically.
@@ -68,17 +68,8 @@ export class RedisRunCoordinator implements RunCoordinator {
    * Waits for the first connection (commands are not queued while disconnected). A client
    * that is reconnecting after an outage does not wait: its commands fail at once.
    */
-  async #connected(): Promise<void> {
-    const { status } = this.#redis;
-    if (status !== "wait" && status !== "connecting" && status !== "connect") return;
-    if (status === "wait") this.#redis.connect().catch(() => {});
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
-    try {
-      await onceEvent(this.#redis, "ready", { signal: controller.signal }).catch(() => {});
-    } finally {
-      clearTimeout(timer);
-    }
+  #connected(): Promise<void> {
+    return firstConnect(this.#redis, this.#timeoutMs);
   }
 
   async tryAcquire(key: string, options: { ttlMs?: number } = {}): Promise<RunLease | null> {

@@ -36,10 +36,6 @@ export class MethodIndex {
     this.#router = undefined;
   }
 
-  get size(): number {
-    return this.#entries.length;
-  }
-
   /**
    * What a request to `url` (query string and all) with `method` hit: the path's methods and
    * error shape when the path is known and the method is not one of them; else undefined.

@@ -1,3 +1,4 @@
+import { contentToText } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import type { z } from "zod";
 import { InvalidRequestError } from "../../errors/catalogue.js";
@@ -33,30 +34,17 @@ function readInterruptId(id: string, index: number): { callId: string; runId: st
 type Input = ReturnType<typeof RunAgentInputSchema.parse>;
 type InputMessage = Input["messages"][number];
 
-/** Text of a message's content: a string, or the text of its parts. */
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part) =>
-      part !== null && typeof part === "object" && (part as { type?: unknown }).type === "text"
-        ? String((part as { text?: unknown }).text ?? "")
-        : "",
-    )
-    .join("");
-}
-
 /** An AG-UI message as a chat message; reasoning and activity messages are the client's own record. */
 function chatMessage(message: InputMessage): Record<string, unknown>[] {
   switch (message.role) {
     case "user":
-      return [{ role: "user", content: textOf(message.content) }];
+      return [{ role: "user", content: contentToText(message.content) }];
     case "system":
     case "developer":
-      return [{ role: "system", content: textOf(message.content) }];
+      return [{ role: "system", content: contentToText(message.content) }];
     case "assistant": {
       const calls = (message.toolCalls ?? []).map((call) => ({ id: call.id, type: "function", function: call.function }));
-      const text = textOf(message.content);
+      const text = contentToText(message.content);
       return [
         { role: "assistant", content: text === "" && calls.length > 0 ? null : text, ...(calls.length === 0 ? {} : { tool_calls: calls }) },
       ];
@@ -66,7 +54,7 @@ function chatMessage(message: InputMessage): Record<string, unknown>[] {
         {
           role: "tool",
           tool_call_id: message.toolCallId,
-          content: message.error === undefined ? textOf(message.content) : JSON.stringify({ error: message.error }),
+          content: message.error === undefined ? contentToText(message.content) : JSON.stringify({ error: message.error }),
         },
       ];
     default:

@@ -122,6 +122,11 @@ export class ProtocolThreads {
     return this.#session(scope, threadId).log.follow({ channels: [], since }, () => true, signal);
   }
 
+  /** The `seq` of the thread's last event (0 before the first). */
+  seq(scope: string, threadId: string): number {
+    return this.#session(scope, threadId).log.seq;
+  }
+
   /** The thread's logged events after `after`, now; and the `seq` of its last event. */
   logged(scope: string, threadId: string, after: number): { events: readonly LoggedProtocolEvent[]; seq: number } {
     const { log } = this.#session(scope, threadId);

@@ -72,14 +72,14 @@ function serveSocket(
     send(
       JSON.stringify({
         id,
-        meta: { thread_id: threadId, applied_through_seq: protocol.logged(scope, threadId, Number.MAX_SAFE_INTEGER).seq },
+        meta: { thread_id: threadId, applied_through_seq: protocol.seq(scope, threadId) },
         ...response,
       }),
     );
   const fail = (id: number | null, error: string, message: string) => answer(id, { type: "error", error, message });
 
   // One feed of the thread's events from now on; each goes out once if a subscription wants it.
-  const start = protocol.logged(scope, threadId, Number.MAX_SAFE_INTEGER).seq;
+  const start = protocol.seq(scope, threadId);
   void (async () => {
     for await (const { event, json } of protocol.followAll(scope, threadId, start, controller.signal)) {
       for (const subscription of subscriptions.values()) {

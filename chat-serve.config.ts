@@ -3,9 +3,9 @@ import { defineConfig } from "chat-serve";
 // The demo models of this repository. They need no API key and no external service:
 // `npm start` serves them on http://127.0.0.1:8000/v1.
 export default defineConfig({
-  // The OpenAI APIs under /v1 (and useChat's stream at /v1/ai-sdk/{model}, AG-UI at /v1/ag-ui/{model}); the LangGraph Agent
-  // Protocol (the LangGraph SDK, useStream) at the root.
-  server: { host: "127.0.0.1", port: 8000, prefix: "/v1", langgraph: true, aiSdk: true, agUi: true },
+  // The OpenAI APIs under /v1 (and useChat's stream at /v1/ai-sdk/{model}, AG-UI at /v1/ag-ui/{model}, the
+  // Anthropic Messages API at /v1/messages); the LangGraph Agent Protocol (the LangGraph SDK, useStream) at the root.
+  server: { host: "127.0.0.1", port: 8000, prefix: "/v1", langgraph: true, aiSdk: true, agUi: true, anthropic: true },
   // Interrupt runs, threads and stored responses live in this process's memory. For several
   // processes, see docs/production.md ("Several processes and hosts").
   checkpointer: { kind: "memory" },

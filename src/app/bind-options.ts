@@ -28,6 +28,11 @@ export interface BindOptions {
   /** Serve every model as an AG-UI 1.0 agent at `{prefix}/ag-ui/{model}` (docs/ag-ui.md); default false. */
   agUi?: boolean;
   /**
+   * Serve the Anthropic Messages API at `{prefix}/messages` (and `/messages/count_tokens`), for
+   * Claude Code and the Anthropic SDKs (docs/anthropic.md); default false.
+   */
+  anthropic?: boolean;
+  /**
    * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
    * or under `prefix`, for `@langchain/langgraph-sdk`, `useStream` and `RemoteGraph`
    * (docs/langgraph.md); default false.

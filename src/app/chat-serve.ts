@@ -25,7 +25,7 @@ import { assertTracingInstalled, TracingCallback, type TracingSettings } from ".
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import type { BindOptions } from "./bind-options.js";
-import { apiSurfaces, chatUiSurfaces, langgraphMount } from "./surfaces.js";
+import { anthropicMount, apiSurfaces, chatUiSurfaces, langgraphMount } from "./surfaces.js";
 
 export type { BindOptions } from "./bind-options.js";
 
@@ -302,12 +302,26 @@ export class ChatServe {
         this.#openaiApp = instance;
       },
     };
-    await this.app.register(chatServePlugin, pluginOptions);
+    // The index of the API prefix's known paths, shared with the mount beside it.
+    const methods = prefix !== "" ? new MethodIndex() : hostMethods;
+    await this.app.register(chatServePlugin, { ...pluginOptions, ...(methods === undefined ? {} : { methods }) });
+    const anthropic = anthropicMount(options.anthropic);
+    if (anthropic !== undefined) {
+      this.#surfaces = [...this.#surfaces, anthropic];
+      await this.app.register(chatServePlugin, {
+        ...pluginOptions,
+        surfaces: [anthropic],
+        probes: false,
+        beside: true,
+        ...(methods === undefined ? {} : { methods }),
+        onInstance: () => {},
+      });
+    }
     const agent = langgraphMount(options.langgraph, packageVersion);
     if (agent !== undefined) {
       if (agent.prefix === prefix)
         throw new TypeError(`server.langgraph.prefix must differ from the API prefix ${prefix === "" ? '""' : prefix}`);
-      this.#surfaces = [...surfaces, agent.surface];
+      this.#surfaces = [...this.#surfaces, agent.surface];
       // Its own mount: its own error shape; the probes and the not-found page stay the API's.
       await this.app.register(chatServePlugin, {
         ...pluginOptions,

@@ -3,6 +3,7 @@ import type { Surface } from "../http/surface.js";
 import { a2aSurface } from "../surfaces/a2a/a2a-surface.js";
 import { agUiSurface } from "../surfaces/ag-ui/ag-ui-surface.js";
 import { aiSdkSurface } from "../surfaces/ai-sdk/ai-sdk-surface.js";
+import { anthropicSurface } from "../surfaces/anthropic/anthropic-surface.js";
 import { chatSurface } from "../surfaces/chat/chat-surface.js";
 import { docsSurface } from "../surfaces/docs/docs-surface.js";
 import { type LangGraphBindSettings, langgraphSurface } from "../surfaces/langgraph/langgraph-surface.js";
@@ -65,4 +66,12 @@ export function langgraphMount(
   const settings = setting === true ? {} : setting;
   const prefix = settings.prefix === undefined || settings.prefix === "" ? "" : normalizePrefix(settings.prefix, "server.langgraph.prefix");
   return { prefix, surface: langgraphSurface({ ...settings, prefix, version }) };
+}
+
+/**
+ * The Anthropic Messages API, mounted beside the API under the same prefix (its errors have
+ * Anthropic's shape). Undefined when it is off.
+ */
+export function anthropicMount(setting: boolean | undefined): Surface | undefined {
+  return setting === true ? anthropicSurface() : undefined;
 }

@@ -82,6 +82,7 @@ export function surfaceSettings(
     a2a: server.a2a ?? isLoopback(host),
     aiSdk: server.aiSdk ?? true,
     agUi: server.agUi ?? true,
+    anthropic: server.anthropic ?? true,
     langgraph: langgraphSetting(server.langgraph, isWorker),
   };
 }

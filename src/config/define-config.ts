@@ -112,6 +112,7 @@ export const configSchema = z.strictObject({
       a2a: z.boolean().optional(),
       aiSdk: z.boolean().optional(),
       agUi: z.boolean().optional(),
+      anthropic: z.boolean().optional(),
       langgraph: z.union([z.boolean(), z.strictObject({ prefix: z.string().optional(), websocket: z.boolean().optional() })]).optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
@@ -279,6 +280,11 @@ export interface ChatServeConfig {
     aiSdk?: boolean;
     /** Serve every model as an AG-UI 1.0 agent at `{prefix}/ag-ui/{model}` (docs/ag-ui.md). Default: on. */
     agUi?: boolean;
+    /**
+     * Serve every model through the Anthropic Messages API at `{prefix}/messages`, for Claude
+     * Code (`ANTHROPIC_BASE_URL`) and the Anthropic SDKs (docs/anthropic.md). Default: on.
+     */
+    anthropic?: boolean;
     /**
      * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
      * as `langgraph dev` does, or under `prefix`: `@langchain/langgraph-sdk`, `useStream` and

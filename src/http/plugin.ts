@@ -82,6 +82,13 @@ export interface ChatServePluginOptions {
    * root leaves its wrong methods to the host's not-found handler instead of 405 routes.
    */
   hostMethods?: MethodIndex;
+  /**
+   * The index this mount's known paths join, for 405s on wrong methods. Given with `beside`, a
+   * mount shares a prefix with the mount that owns the index, which answers its unknown URLs.
+   */
+  methods?: MethodIndex;
+  /** Mounted beside another mount under the same prefix (a surface with its own error shape). */
+  beside?: boolean;
 }
 
 /**
@@ -276,7 +283,10 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   // A mount's surfaces answer errors in one shape: the OpenAI envelope unless a surface has its own.
   const render = options.surfaces.find((surface) => surface.errorBody !== undefined)?.errorBody ?? errorBody;
   // Also for what the router refuses before any route of this mount sees it (a bad URL).
-  registerErrorShape(app.server, options.prefix, render);
+  if (options.beside !== true) registerErrorShape(app.server, options.prefix, render);
+  else
+    for (const surface of options.surfaces)
+      for (const path of Object.keys(surface.methods ?? {})) registerErrorShape(app.server, options.prefix + path, render);
   app.setErrorHandler((error, request, reply) => {
     const serveError = toServeError(error, { bodyLimit: options.bodyLimit, contentType: request.headers["content-type"] });
     metrics?.error(serveError.code);
@@ -291,13 +301,13 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   // A wrong method on a known path is 405, answered where unknown URLs are: by this mount's
   // not-found handler under a prefix, by the host app's at the root (405 routes only on a host
   // app someone else created).
-  const methods = options.prefix !== "" ? new MethodIndex() : options.hostMethods;
+  const methods = options.methods ?? (options.prefix !== "" ? new MethodIndex() : options.hostMethods);
   for (const surface of options.probes === false ? options.surfaces : described) {
     if (surface.methods === undefined) continue;
     if (methods !== undefined) methods.add(options.prefix, surface.methods, render);
     else for (const [path, allowed] of Object.entries(surface.methods)) refuseOtherMethods(app, path, allowed);
   }
-  if (options.prefix !== "")
+  if (options.prefix !== "" && options.beside !== true)
     app.setNotFoundHandler(async (request, reply) => sendServeError(reply, await unknownUrl(request, methods), render));
 
   await options.limits?.register(app);

@@ -18,9 +18,9 @@ export async function startTestServer(
   options: Omit<ChatServeOptions, "graphs"> & BindOptions = {},
   registryOptions?: GraphRegistryOptions,
 ): Promise<TestServer> {
-  const { prefix = "/v1", docs, playground, profiles, mcp, a2a, aiSdk, agUi, langgraph, ...rest } = options;
+  const { prefix = "/v1", docs, playground, profiles, mcp, a2a, aiSdk, agUi, anthropic, langgraph, ...rest } = options;
   const serve = new ChatServe({ graphs: new GraphRegistry(graphs, registryOptions), ...rest });
-  const app = await serve.bind({ prefix, docs, playground, profiles, mcp, a2a, aiSdk, agUi, langgraph });
+  const app = await serve.bind({ prefix, docs, playground, profiles, mcp, a2a, aiSdk, agUi, anthropic, langgraph });
   const origin = await app.listen({ host: "127.0.0.1", port: 0 });
   return { serve, app, origin, baseURL: `${origin}${prefix}`, close: () => app.close() };
 }

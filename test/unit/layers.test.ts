@@ -17,6 +17,7 @@ const FLOORS: Record<string, number> = {
   "surfaces/a2a": 6.7,
   "surfaces/ai-sdk": 6.7,
   "surfaces/ag-ui": 6.7,
+  "surfaces/anthropic": 6.7,
   "surfaces/chat": 6.7,
   "surfaces/docs": 6.7,
   "surfaces/langgraph": 6.7,
@@ -40,6 +41,7 @@ const FLOORS: Record<string, number> = {
   "dialects/ai-sdk": 5.5,
   // AG-UI's RunAgentInput and events: built on the chat dialect too.
   "dialects/ag-ui": 5.5,
+  "dialects/anthropic": 5.5,
   runs: 4,
   registry: 3,
   coordination: 2,

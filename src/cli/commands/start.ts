@@ -217,8 +217,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   warn = (object, message) => serve.app.log.warn(object, message);
-  const { docs, playground, mcp, a2a, aiSdk, agUi, langgraph } = surfaceSettings(env, server, host, cluster.isWorker);
-  const app = await serve.bind({ prefix, docs, playground, mcp, a2a, aiSdk, agUi, langgraph, profiles: loaded.config.profiles });
+  const { docs, playground, mcp, a2a, aiSdk, agUi, anthropic, langgraph } = surfaceSettings(env, server, host, cluster.isWorker);
+  const app = await serve.bind({ prefix, docs, playground, mcp, a2a, aiSdk, agUi, anthropic, langgraph, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
   // With the memory checkpointer, paused runs are bounded by age as well as by count: by the
   // store's retention, unless pendingRuns says otherwise.

@@ -62,6 +62,11 @@ export interface ChatServeOptions {
   bodyLimit?: number;
   /** Silence after which a stream gets a keep-alive comment (default 15 s). */
   keepAliveMs?: number;
+  /**
+   * A WebSocket of the Responses WebSocket mode with no response running and no message for
+   * this long is closed (default 5 minutes).
+   */
+  socketIdleMs?: number;
   /** Deadline of every backend call this server makes itself, readiness checks included (default 2 s). */
   backendTimeoutMs?: number;
   /** Request timeouts of the host app chat-serve creates (ignored with `app`). */
@@ -285,6 +290,7 @@ export class ChatServe {
       runs: this.#runs,
       bodyLimit: this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+      socketIdleMs: this.#options.socketIdleMs ?? 300_000,
       backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
       requestLog: this.#options.requestLog ?? true,
       surfaces,

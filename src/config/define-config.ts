@@ -288,9 +288,9 @@ export interface ChatServeConfig {
     /**
      * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
      * as `langgraph dev` does, or under `prefix`: `@langchain/langgraph-sdk`, `useStream` and
-     * `RemoteGraph` work against it (docs/langgraph.md). Default: on. `websocket: true` serves
-     * protocol v2 over a WebSocket too (`GET /threads/{id}/stream/events`), for clients that
-     * choose that transport; server-sent events, the SDK's default, are always served.
+     * `RemoteGraph` work against it (docs/langgraph.md). Default: on. Protocol v2 is served over
+     * server-sent events (the SDK's default) and over a WebSocket (`GET /threads/{id}/stream/events`,
+     * for clients that choose that transport); `websocket: false` turns the WebSocket off.
      */
     langgraph?: boolean | { prefix?: string; websocket?: boolean };
     bodyLimit?: number;

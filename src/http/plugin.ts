@@ -48,6 +48,8 @@ export interface ChatServePluginOptions {
   prefix: string;
   bodyLimit: number;
   keepAliveMs: number;
+  /** A WebSocket with nothing running and no message for this long is closed (the Responses WebSocket mode). */
+  socketIdleMs: number;
   /** Deadline of each readiness check. */
   backendTimeoutMs: number;
   /** Browser origins allowed to call the API; absent: no CORS headers. */

@@ -126,7 +126,21 @@ async function* watchedEvents(
 
 /** The error frame of a stream that failed after it began: logged, counted, in the OpenAI shape. */
 export function streamErrorBody(request: FastifyRequest, reply: FastifyReply, options: RunRouteOptions, run: PreparedRun, error: unknown) {
-  logStreamFailure(request, reply, error);
+  return runErrorBody(request, clientGone(reply), options, run, error);
+}
+
+/**
+ * The error a run ends with once its answer has begun: logged unless its client caused it by
+ * leaving (`gone`), and counted.
+ */
+export function runErrorBody(
+  request: FastifyRequest,
+  gone: boolean,
+  options: RunRouteOptions,
+  run: PreparedRun,
+  error: unknown,
+): ServeError {
+  if (toServeError(error).status >= 500 && !gone) request.log.error({ err: error }, "the stream failed after it had begun");
   const failure = runFailure(run, error);
   request.chatServeFailure = failure.code;
   options.metrics?.error(failure.code);
@@ -138,9 +152,38 @@ function clientGone(reply: FastifyReply): boolean {
   return reply.raw.destroyed || reply.raw.socket?.destroyed === true;
 }
 
-/** Logs a failure after the stream began, unless the client caused it by leaving. */
-function logStreamFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
-  if (toServeError(error).status >= 500 && !clientGone(reply)) request.log.error({ err: error }, "the stream failed after it had begun");
+/**
+ * Where a run's client is, as the run sees it: whether it went away (the run is then aborted)
+ * and what the answer is once it has. An HTTP reply is one; a WebSocket message is another.
+ */
+export interface RunClient<R> {
+  /** Calls `gone` if the client goes away before the answer has ended; returns what stops watching. */
+  watch(gone: () => void): () => void;
+  /** True once the client has gone. */
+  gone(): boolean;
+  /** The answer to a run whose client left (nothing is sent). */
+  abandoned(): R;
+  /** The HTTP reply, for the rate-limit headers; a WebSocket message has none. */
+  reply?: FastifyReply;
+}
+
+/** An HTTP reply as a run's client: gone when its connection closes before the answer ended. */
+function replyClient(reply: FastifyReply): RunClient<FastifyReply> {
+  return {
+    reply,
+    watch(gone) {
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone();
+      };
+      reply.raw.on("close", onClose);
+      return () => reply.raw.off("close", onClose);
+    },
+    gone: () => clientGone(reply),
+    abandoned: () => {
+      reply.hijack();
+      return reply;
+    },
+  };
 }
 
 /**
@@ -148,7 +191,7 @@ function logStreamFailure(request: FastifyRequest, reply: FastifyReply, error: u
  * when the client disconnects, prepared (every client error raised before a byte is sent),
  * answered by `respond`, and on every path its lease released and its tracking ended.
  */
-export async function runForRequest<T>(
+export function runForRequest<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   options: RunRouteOptions,
@@ -156,11 +199,20 @@ export async function runForRequest<T>(
   respond: (run: PreparedRun) => Promise<T>,
   extras: RunExtras = {},
 ): Promise<T | FastifyReply> {
+  return runForClient(request, replyClient(reply), options, engineRequest, respond, extras);
+}
+
+/** `runForRequest` for any client: an HTTP reply, or one message of a WebSocket. */
+export async function runForClient<T, R>(
+  request: FastifyRequest,
+  client: RunClient<R>,
+  options: RunRouteOptions,
+  engineRequest: ChatCompletionRequest,
+  respond: (run: PreparedRun) => Promise<T>,
+  extras: RunExtras = {},
+): Promise<T | R> {
   const controller = options.runs.start();
-  const onClose = () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error("the client disconnected"));
-  };
-  reply.raw.on("close", onClose);
+  const unwatch = client.watch(() => controller.abort(new Error("the client disconnected")));
   const onCancel = () => controller.abort(new Error("the client cancelled the request"));
   extras.signal?.addEventListener("abort", onCancel, { once: true });
   if (extras.signal?.aborted === true) onCancel();
@@ -169,7 +221,7 @@ export async function runForRequest<T>(
   let admission: Admission | undefined;
   try {
     assertVisible(options.registry, caller, engineRequest.model);
-    admission = await options.limits?.admit(request, reply, engineRequest.model);
+    admission = await options.limits?.admit(request, client.reply, engineRequest.model);
     run = await prepareRun(options.registry, engineRequest, {
       requestId: request.chatServeRequestId,
       signal: controller.signal,
@@ -184,16 +236,15 @@ export async function runForRequest<T>(
     });
     return await respond(run);
   } catch (error) {
-    if (controller.signal.aborted && clientGone(reply)) {
+    if (controller.signal.aborted && client.gone()) {
       request.log.info("the client disconnected; the run was aborted");
-      reply.hijack();
-      return reply;
+      return client.abandoned();
     }
     // Stopped by the server (a shutdown out of time): say so, not what the abort looked like inside.
     if (controller.signal.aborted && isServeError(controller.signal.reason)) throw controller.signal.reason;
     throw error;
   } finally {
-    reply.raw.off("close", onClose);
+    unwatch();
     extras.signal?.removeEventListener("abort", onCancel);
     await run?.release();
     await admission?.();

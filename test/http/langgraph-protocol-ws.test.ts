@@ -172,8 +172,8 @@ describe("protocol v2 over a WebSocket", () => {
     await own.close();
     const [code] = (await closed) as [number];
     assert.ok([1000, 1001, 1005, 1006].includes(code), `closed with ${code}`);
-    // Off (the default), a socket is refused with a 426 that says how to turn it on.
-    const off = await startTestServer({ echo: { graph: echo, description: "Echo" } }, { langgraph: true });
+    // Off, a socket is refused with a 426 that says how to turn it on.
+    const off = await startTestServer({ echo: { graph: echo, description: "Echo" } }, { langgraph: { websocket: false } });
     const refused = new WebSocket(`${off.origin.replace("http", "ws")}/threads/${uuid7()}/stream/events`);
     const [, response] = (await once(refused, "unexpected-response")) as [unknown, { statusCode: number }];
     assert.equal(response.statusCode, 426);

@@ -1,7 +1,7 @@
-import type { FastifyRequest, HTTPMethods } from "fastify";
-import type { WebSocket } from "ws";
+import type { HTTPMethods } from "fastify";
 import { registerLazyRoutes } from "../../http/lazy-routes.js";
 import type { Surface } from "../../http/surface.js";
+import { acceptUpgrades, isUpgrade, openWebSocket } from "../../http/websocket-upgrade.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { AgentRuns } from "../../runs/agent/agent-runs.js";
 import type { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
@@ -15,9 +15,8 @@ export interface LangGraphBindSettings {
   /** Where threads and runs are recorded. Default: in this process's memory. */
   records?: AgentRecords;
   /**
-   * Protocol v2 over a WebSocket too (`GET /threads/{id}/stream/events`). Off by default:
-   * `@fastify/websocket` then never loads (it would add to every start), and clients use
-   * server-sent events, the SDK's default transport.
+   * Protocol v2 over a WebSocket too (`GET /threads/{id}/stream/events`); default true. The
+   * WebSocket library loads with the first socket, so it costs a start nothing.
    */
   websocket?: boolean;
 }
@@ -97,30 +96,21 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
         socket = loaded.socket;
         return loaded.table;
       });
-      // Protocol v2 over a WebSocket, when asked for: upgraded by @fastify/websocket after the mount's hooks.
-      if (settings.websocket === true) {
-        await app.register((await import("@fastify/websocket")).default, { options: { maxPayload: 1024 * 1024 } });
-      }
-      app.route<{ Params: { thread_id: string } }>({
-        method: "GET",
-        url: SOCKET,
-        handler: async (request) => {
-          const { upgradeRequired } = await import("./protocol-socket.js");
-          throw upgradeRequired(request.params.thread_id, settings.websocket === true);
-        },
-        ...(settings.websocket === true
-          ? {
-              wsHandler: async (connection: WebSocket, request: FastifyRequest<{ Params: { thread_id: string } }>) => {
-                // Nothing the client sends while the engine loads is lost.
-                const messages: string[] = [];
-                const collect = (data: unknown, isBinary: boolean) => messages.push(isBinary ? "" : String(data));
-                connection.on("message", collect);
-                await routes.load();
-                const { serveProtocolSocket } = await import("./protocol-socket.js");
-                await serveProtocolSocket(connection, request, socket!, { messages, stop: () => connection.off("message", collect) });
-              },
-            }
-          : {}),
+      // Protocol v2 over a WebSocket: upgraded after the mount's hooks (keys, limits, request ids).
+      const websocket = settings.websocket !== false;
+      if (websocket) acceptUpgrades(app, [SOCKET]);
+      app.get<{ Params: { thread_id: string } }>(SOCKET, async (request, reply) => {
+        const { upgradeRequired, serveProtocolSocket } = await import("./protocol-socket.js");
+        if (!websocket || !isUpgrade(request)) throw upgradeRequired(request.params.thread_id, websocket);
+        const connection = await openWebSocket(request, reply, 1024 * 1024);
+        if (connection === undefined) return reply;
+        // Nothing the client sends while the engine loads is lost.
+        const messages: string[] = [];
+        const collect = (data: unknown, isBinary: boolean) => messages.push(isBinary ? "" : String(data));
+        connection.on("message", collect);
+        await routes.load();
+        await serveProtocolSocket(connection, request, socket!, { messages, stop: () => connection.off("message", collect) });
+        return reply;
       });
       // Runs queued on the deployment's shared queue are worked by this engine, loaded for the first one.
       context.background?.handleAgentRuns(async () => {
@@ -144,7 +134,7 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
     bannerRows: (_base, address) => [
       [
         "langgraph",
-        `${address}${prefix}  (LangGraph Agent Protocol: the SDK, useStream, RemoteGraph${settings.websocket === true ? "; protocol v2 over WebSocket too" : ""})`,
+        `${address}${prefix}  (LangGraph Agent Protocol: the SDK, useStream, RemoteGraph${settings.websocket === false ? "" : "; protocol v2 over SSE or WebSocket"})`,
       ],
     ],
   };

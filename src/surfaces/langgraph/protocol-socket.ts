@@ -29,13 +29,13 @@ export function upgradeRequired(threadId: string, served: boolean): UpgradeRequi
   return new UpgradeRequiredError(
     served
       ? `GET ${path} is protocol v2's WebSocket: connect with a WebSocket client, or POST a filter to it for server-sent events.`
-      : `Protocol v2 over a WebSocket is off on this server: set server.langgraph to { websocket: true } in chat-serve.config.ts, or follow the thread with server-sent events (POST ${path}), the SDK's default transport.`,
+      : `Protocol v2 over a WebSocket is off on this server (server.langgraph.websocket is false): set server.langgraph to { websocket: true } in chat-serve.config.ts, or follow the thread with server-sent events (POST ${path}), the SDK's default transport.`,
   );
 }
 
 /**
- * Protocol v2 over a WebSocket (`GET /threads/{id}/stream/events`, upgraded by
- * `@fastify/websocket` after the mount's hooks: keys, limits, request ids): commands in,
+ * Protocol v2 over a WebSocket (`GET /threads/{id}/stream/events`, upgraded after the
+ * mount's hooks: keys, limits, request ids): commands in,
  * their answers and the thread's events out, on one ordered socket.
  */
 export async function serveProtocolSocket(

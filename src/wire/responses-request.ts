@@ -43,8 +43,32 @@ const functionCallOutputItem = z.object({
   output: z.union([z.string(), z.array(inputContentPart)]),
 });
 const itemReference = z.object({ type: z.literal("item_reference"), id: z.string() });
+/** What `/responses/compact` put in place of the turns it compacted (opaque to the client). */
+const compactionItem = z.object({
+  type: z.literal("compaction"),
+  id: z.string().nullish(),
+  encrypted_content: z.string().max(10_485_760),
+});
+/** A reasoning item a client sends back (Codex, the Agents SDK): a model's reasoning is not its input. */
+const reasoningItem = z.object({ type: z.literal("reasoning") });
 
-export const inputItemSchema = z.union([messageItem, functionCallItem, functionCallOutputItem, itemReference]);
+export const inputItemSchema = z.union([
+  messageItem,
+  functionCallItem,
+  functionCallOutputItem,
+  itemReference,
+  compactionItem,
+  reasoningItem,
+]);
+
+/** `POST /responses/compact`: the conversation to compact, as a response request names it. */
+export const compactRequestSchema = z.strictObject({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(z.unknown())]).nullish(),
+  previous_response_id: z.string().nullish(),
+  instructions: z.string().nullish(),
+  prompt_cache_key: z.string().max(64).nullish(),
+});
 
 const functionTool = z.strictObject({
   type: z.literal("function"),

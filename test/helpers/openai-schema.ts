@@ -119,3 +119,11 @@ export function assertMatchesItem(item: { type?: unknown; role?: unknown }): voi
 export function assertMatchesOpenAI(name: OpenAISchemaName, body: unknown): void {
   check(`openai#/components/schemas/${name}`, body, name);
 }
+
+/** Asserts that a body validates against one schema of Open Responses (`CompactResource`, `WebSocketErrorEvent`). */
+export function assertMatchesOpenResponses(
+  name: "CompactResource" | "WebSocketErrorEvent" | "CompactResponseMethodPublicBody",
+  body: unknown,
+): void {
+  check(`open-responses#/components/schemas/${name}`, body, `Open Responses ${name}`);
+}

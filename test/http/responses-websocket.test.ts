@@ -5,6 +5,7 @@ import OpenAI from "openai";
 import { ResponsesWS } from "openai/resources/responses/ws";
 import { WebSocket } from "ws";
 import { demoGraphs } from "../helpers/demo-graphs.js";
+import { assertMatchesOpenResponses, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // The Responses WebSocket mode (`GET /v1/responses` upgraded), driven by the openai SDK's own
@@ -89,6 +90,7 @@ describe("the Responses WebSocket mode", () => {
     assert.ok(first.some((event) => event.type === "response.output_text.delta"));
     assert.equal(last(first).type, "response.completed");
     assert.equal(textOf(first), "one two three");
+    for (const event of first) assertMatchesResponses("ResponseStreamEvent", event);
     const second = await create({ model: "echo", input: "four five" });
     assert.equal(textOf(second), "four five");
     assert.notEqual(responseOf(first).id, responseOf(second).id);
@@ -157,6 +159,16 @@ describe("the Responses WebSocket mode", () => {
       input: [{ type: "function_call_output", call_id: call?.call_id, output: "approve" }],
     });
     assert.equal(textOf(answered), "Approved: going ahead with deploy.");
+    // The same with store: false: the paused run's id names it; nothing needs the store.
+    const unstored = await create({ model: "approval", input: "restart", store: false });
+    const pause = responseOf(unstored).output.find((item) => item.type === "function_call");
+    const resumed = await create({
+      model: "approval",
+      store: false,
+      previous_response_id: responseOf(unstored).id,
+      input: [{ type: "function_call_output", call_id: pause?.call_id, output: "approve" }],
+    });
+    assert.equal(textOf(resumed), "Approved: going ahead with restart.");
     socket.close();
   });
 
@@ -201,6 +213,7 @@ describe("what the WebSocket mode refuses", () => {
       socket.send(frame, { binary: Buffer.isBuffer(frame) });
       const [event] = await next();
       assert.equal(event?.type, "error", JSON.stringify(event));
+      assertMatchesOpenResponses("WebSocketErrorEvent", event);
       const error = event as unknown as { status: number; error: { code: string; message: string } };
       assert.equal(error.error.code, code, error.error.message);
       assert.equal(error.status, status);

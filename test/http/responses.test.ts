@@ -200,7 +200,7 @@ describe("POST /responses with the openai SDK", () => {
   });
 
   test("what this server cannot do is refused with a sentence; client defaults pass", async () => {
-    for (const [field, value] of [["include", ["reasoning.encrypted_content"]]] as const) {
+    for (const [field, value] of [["include", ["message.output_text.logprobs"]]] as const) {
       await assert.rejects(
         client.responses.create({ model: "echo", input: "x", [field]: value } as never),
         (error: InstanceType<typeof OpenAI.APIError>) =>

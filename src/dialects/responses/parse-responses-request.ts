@@ -10,6 +10,7 @@ import {
   type InputItem,
   inputItemSchema,
 } from "../../wire/responses-request.js";
+import { compactionMessage, compactionSummary } from "./compaction.js";
 import { runIdOfResponseId } from "./response-id.js";
 import { responsesParameters } from "./responses-parameters.js";
 
@@ -107,6 +108,12 @@ export function itemsToMessages(items: InputItem[], options: { earlier?: number;
         `${at}: item references are not supported; send the items themselves, or continue with previous_response_id (with the AI SDK, set providerOptions.openai.store to false).`,
         { param: at },
       );
+    }
+    // A model's reasoning, sent back, is not the graph's input.
+    if (item.type === "reasoning") return;
+    if (item.type === "compaction") {
+      messages.push({ role: "system", content: compactionMessage(compactionSummary(item, at)) });
+      return;
     }
     if (item.type === "function_call") {
       if (calls.has(item.call_id)) {
@@ -219,8 +226,11 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     throw invalidValue(result.error);
   }
   const body = result.data;
-  if (body.include !== undefined && body.include !== null && body.include.length > 0) {
-    throw new UnsupportedParameterError(`include is not supported: this server has no ${body.include[0]} to add.`, { param: "include" });
+  // Codex asks for reasoning's encrypted content with store: false; chat-serve continues a
+  // conversation without it, so the request is served and its reasoning items carry none.
+  const unservable = body.include?.find((value) => value !== "reasoning.encrypted_content");
+  if (unservable !== undefined) {
+    throw new UnsupportedParameterError(`include is not supported: this server has no ${unservable} to add.`, { param: "include" });
   }
   const conversationId = conversationIdOf(body.conversation);
   const previous = body.previous_response_id ?? undefined;

@@ -3,7 +3,7 @@ import { INTERRUPT_TOOL_NAME } from "../../runs/interrupts/interrupt-codec.js";
 import type { StoredItem } from "../../store/conversation-store.js";
 import { type InputContentPart, type InputItem, inputItemSchema } from "../../wire/responses-request.js";
 
-function newId(prefix: "msg" | "fc" | "fco"): string {
+function newId(prefix: "msg" | "fc" | "fco" | "cmp"): string {
   return `${prefix}_${randomUUID().replaceAll("-", "")}`;
 }
 
@@ -24,7 +24,8 @@ function contentParts(content: string | InputContentPart[], role: string): Recor
  */
 export function toStoredItems(items: InputItem[]): StoredItem[] {
   return items.flatMap((item): StoredItem[] => {
-    if (item.type === "item_reference") return [];
+    if (item.type === "item_reference" || item.type === "reasoning") return [];
+    if (item.type === "compaction") return [{ type: "compaction", id: item.id ?? newId("cmp"), encrypted_content: item.encrypted_content }];
     if (item.type === "function_call") {
       return [
         { type: "function_call", id: newId("fc"), call_id: item.call_id, name: item.name, arguments: item.arguments, status: "completed" },
@@ -48,6 +49,7 @@ export function historyItems(stored: readonly StoredItem[]): InputItem[] {
     stored.filter((item) => item.type === "function_call" && item.name === INTERRUPT_TOOL_NAME).map((item) => String(item.call_id)),
   );
   return stored.flatMap((item) => {
+    if (item.type === "compaction") return [{ type: "compaction", encrypted_content: String(item.encrypted_content) }];
     if (item.type !== "message" && item.type !== "function_call" && item.type !== "function_call_output") return [];
     if (item.type !== "message" && interruptCalls.has(String(item.call_id))) return [];
     // A commentary message (a status the graph reported) was said along the way, not answered.

@@ -88,6 +88,16 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
     },
   );
 
+  // A conversation's input compacted into a shorter one that continues it; no graph runs, nothing is stored.
+  app.post(
+    "/responses/compact",
+    { bodyLimit: options.bodyLimit, schema: { summary: "Compact a conversation's input (Open Responses)", tags: ["responses"] } },
+    async (request) => {
+      const { compactConversation } = await import("./compact-route.js");
+      return compactConversation(request, options);
+    },
+  );
+
   app.post("/responses/:id/cancel", { schema: { summary: "Cancel a background response", tags: ["responses"] } }, async (request) => {
     const record = await stored(request);
     const response = record.response as unknown as ResponseObject;

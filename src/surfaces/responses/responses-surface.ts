@@ -34,6 +34,7 @@ export function responsesSurface(): Surface {
     methods: {
       "/responses": ["GET", "POST"],
       "/responses/input_tokens": ["POST"],
+      "/responses/compact": ["POST"],
       "/responses/:id": ["GET", "DELETE"],
       "/responses/:id/input_items": ["GET"],
       "/responses/:id/cancel": ["POST"],
@@ -42,7 +43,7 @@ export function responsesSurface(): Surface {
       "/conversations/:id/items": ["GET", "POST"],
       "/conversations/:id/items/:item_id": ["GET", "DELETE"],
     },
-    apiLabels: { "/responses": "responses", "/responses/input_tokens": "responses" },
+    apiLabels: { "/responses": "responses", "/responses/input_tokens": "responses", "/responses/compact": "responses" },
     runPaths: ["/responses"],
   };
 }

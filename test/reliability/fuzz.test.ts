@@ -11,6 +11,7 @@ import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { a2aFuzzCase } from "../helpers/fuzz-a2a.js";
 import { agUiFuzzCase } from "../helpers/fuzz-ag-ui.js";
 import { aiSdkFuzzCase } from "../helpers/fuzz-ai-sdk.js";
+import { anthropicFuzzCase } from "../helpers/fuzz-anthropic.js";
 import { fuzzCase, generator, responsesFuzzCase, storedObjectsFuzzCase } from "../helpers/fuzz-bodies.js";
 import { langgraphFuzzCase } from "../helpers/fuzz-langgraph.js";
 import { mcpFuzzCase } from "../helpers/fuzz-mcp.js";
@@ -41,6 +42,7 @@ before(async () => {
     a2a: true,
     aiSdk: true,
     agUi: true,
+    anthropic: true,
     langgraph: true,
   });
   await app.ready();
@@ -312,6 +314,54 @@ test(`${FRONTEND_COUNT} fuzzed RunAgentInputs to the AG-UI surface: no 5xx, ever
     }
     assert.match(String(JSON.parse(frames.at(-1) ?? "{}").type), /^RUN_(FINISHED|ERROR)$/u, where);
   });
+});
+
+/** The Messages stream's event types, in Anthropic's order of kinds. */
+const MESSAGE_EVENTS = new Set([
+  "message_start",
+  "ping",
+  "content_block_start",
+  "content_block_delta",
+  "content_block_stop",
+  "message_delta",
+  "message_stop",
+  "error",
+]);
+
+test(`${FRONTEND_COUNT} fuzzed Messages requests: no 5xx, every error in Anthropic's shape, every stream whole (seed ${SEED})`, {
+  timeout: 600_000,
+}, async () => {
+  const random = generator(SEED + 7);
+  const statuses = new Map<number, number>();
+  for (let index = 0; index < FRONTEND_COUNT; index += 1) {
+    const { payload, contentType } = anthropicFuzzCase(random);
+    const url = random.chance(0.15) ? "/v1/messages/count_tokens" : "/v1/messages";
+    const response = await app.inject({
+      method: "POST",
+      url,
+      headers: contentType === undefined ? {} : { "content-type": contentType },
+      payload,
+    });
+    const where = `case ${index}, seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${url} ${payload.slice(0, 300)}`;
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body.slice(0, 500)}\n${where}`);
+    if (response.statusCode !== 200) {
+      const body = response.json() as { type?: unknown; error?: { type?: unknown; message?: unknown } };
+      assert.equal(body.type, "error", where);
+      assert.ok(typeof body.error?.type === "string" && typeof body.error.message === "string" && body.error.message.length > 0, where);
+      continue;
+    }
+    if (!String(response.headers["content-type"]).startsWith("text/event-stream")) {
+      const body = response.json() as { type?: unknown; input_tokens?: unknown };
+      assert.ok(body.type === "message" || typeof body.input_tokens === "number", where);
+      continue;
+    }
+    const names = [...response.body.matchAll(/^event: (\S+)$/gmu)].map((match) => match[1]!);
+    assert.ok(names.length > 0 && names.every((name) => MESSAGE_EVENTS.has(name)), `${names.join(",")}\n${where}`);
+    assert.equal(names[0], "message_start", where);
+    assert.ok(["message_stop", "error"].includes(names.at(-1) ?? ""), `${names.join(",")}\n${where}`);
+  }
+  assert.ok((statuses.get(200) ?? 0) > FRONTEND_COUNT / 20, `statuses: ${JSON.stringify([...statuses])}`);
 });
 
 test(`${RESPONSES_COUNT} fuzzed Agent Protocol requests: no 5xx, every error {"detail"} (seed ${SEED})`, { timeout: 600_000 }, async () => {

@@ -8,7 +8,7 @@ import { ServerShuttingDownError } from "../errors/catalogue.js";
 import { Authenticator, type AuthSettings } from "../http/auth.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../http/env.js";
 import type { ReadinessCheck } from "../http/health.js";
-import { registerReadiness } from "../http/health.js";
+import { coordinatorChecks, registerReadiness } from "../http/health.js";
 import { createHostApp, type HttpTimeouts, registerRootPointers, registerScrapeRoute } from "../http/host-app.js";
 import { type LimitSettings, RunLimits } from "../http/limits.js";
 import { MethodIndex } from "../http/method-index.js";
@@ -23,24 +23,13 @@ import type { BackgroundEventLog } from "../runs/jobs.js";
 import { RunTracker } from "../runs/run-tracker.js";
 import { assertTracingInstalled, TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
-import { didYouMean } from "../util/did-you-mean.js";
-import type { BindOptions } from "./bind-options.js";
-import { anthropicMount, apiSurfaces, chatUiSurfaces, langgraphMount } from "./surfaces.js";
+import { type BindOptions, checkOptions } from "./bind-options.js";
+import { type FetchOptions, fetchHandler, type HostOptions, nodeHandler, upgradeHandler } from "./host-handlers.js";
+import { apiSurfaces, registerSideMounts } from "./surfaces.js";
 
 export type { BindOptions } from "./bind-options.js";
 
 const { version: packageVersion } = createRequire(import.meta.url)("../../package.json") as { version: string };
-
-/** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
-function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
-  const coordinators = new Set(registry.getGraphNames().map((name) => registry.getGraph(name).runCoordinator));
-  return [...coordinators]
-    .filter((coordinator) => coordinator?.check !== undefined)
-    .map((coordinator, index) => ({
-      name: index === 0 ? "coordinator" : `coordinator-${index + 1}`,
-      check: () => coordinator!.check!(),
-    }));
-}
 
 const DEFAULT_BODY_LIMIT = 1_048_576;
 const DEFAULT_BACKGROUND_CONCURRENCY = 4;
@@ -152,6 +141,7 @@ export class ChatServe {
   #tracing: TracingCallback | undefined;
   #background: BackgroundRuns | undefined;
   #surfaces: readonly Surface[] = [];
+  #bound: Promise<FastifyInstance> | undefined;
 
   constructor(options: ChatServeOptions) {
     if (!GraphRegistry.isRegistry(options?.graphs)) {
@@ -162,28 +152,18 @@ export class ChatServe {
     this.#ownsApp = options.app === undefined;
     this.#authenticator = options.auth === undefined ? undefined : new Authenticator(options.auth);
     this.#limits = options.limits === undefined ? undefined : new RunLimits(options.limits);
-    const known = this.registry.getGraphNames();
-    const unknown = (named: readonly string[], where: (model: string) => string) => {
-      const model = named.find((name) => !known.includes(name));
-      if (model !== undefined) throw new TypeError(`${where(model)}${didYouMean(model, known)}`);
-    };
-    unknown(this.#authenticator?.namedModels ?? [], (model) => `auth: an API key names the model '${model}', which is not registered`);
-    unknown(this.#limits?.namedModels ?? [], (model) => `limits.perModel: '${model}' is not a registered model`);
-    (options.webhooks ?? []).forEach((target, index) => {
-      if (!/^https?:\/\//u.test(String(target?.url)) || !URL.canParse(String(target.url))) {
-        throw new TypeError(`webhooks.${index}.url: must be an http(s) URL`);
-      }
-      if (typeof target.secret !== "string" || target.secret === "") throw new TypeError(`webhooks.${index}.secret: is required`);
-      if (target.timeoutMs !== undefined && !(Number.isFinite(target.timeoutMs) && target.timeoutMs > 0)) {
-        throw new TypeError(`webhooks.${index}.timeoutMs: must be a number of milliseconds above 0`);
-      }
-    });
+    checkOptions(this.registry, options, [...(this.#authenticator?.namedModels ?? [])], [...(this.#limits?.namedModels ?? [])]);
     this.app = options.app ?? createHostApp(options.logger, options.httpTimeouts);
   }
 
   /** Mounts the service under the prefix and returns the host app, ready to listen. */
-  async bind(options: BindOptions = {}): Promise<FastifyInstance> {
-    if (this.#openaiApp !== undefined) throw new Error("ChatServe.bind() was already called");
+  bind(options: BindOptions = {}): Promise<FastifyInstance> {
+    if (this.#bound !== undefined) return Promise.reject(new Error("ChatServe.bind() was already called"));
+    this.#bound = this.#bind(options);
+    return this.#bound;
+  }
+
+  async #bind(options: BindOptions): Promise<FastifyInstance> {
     const env = readEnvSettings();
     const prefix = options.prefix === undefined ? (env.prefix ?? "/v1") : normalizePrefix(options.prefix);
     const tracingSettings = this.#options.tracing === false ? undefined : (this.#options.tracing ?? tracingSettingsFromEnv(env));
@@ -311,47 +291,46 @@ export class ChatServe {
     // The index of the API prefix's known paths, shared with the mount beside it.
     const methods = prefix !== "" ? new MethodIndex() : hostMethods;
     await this.app.register(chatServePlugin, { ...pluginOptions, ...(methods === undefined ? {} : { methods }) });
-    const anthropic = anthropicMount(options.anthropic);
-    if (anthropic !== undefined) {
-      this.#surfaces = [...this.#surfaces, anthropic];
-      await this.app.register(chatServePlugin, {
-        ...pluginOptions,
-        surfaces: [anthropic],
-        probes: false,
-        beside: true,
-        ...(methods === undefined ? {} : { methods }),
-        onInstance: () => {},
-      });
-    }
-    const agent = langgraphMount(options.langgraph, packageVersion);
-    if (agent !== undefined) {
-      if (agent.prefix === prefix)
-        throw new TypeError(`server.langgraph.prefix must differ from the API prefix ${prefix === "" ? '""' : prefix}`);
-      this.#surfaces = [...this.#surfaces, agent.surface];
-      // Its own mount: its own error shape; the probes and the not-found page stay the API's.
-      await this.app.register(chatServePlugin, {
-        ...pluginOptions,
-        prefix: agent.prefix,
-        surfaces: [agent.surface],
-        probes: false,
-        onInstance: () => {},
-      });
-    }
-    const chatUi = options.profiles?.["chat-ui"];
-    if (chatUi !== undefined) {
-      const uiPrefix = normalizePrefix(chatUi.prefix, "profiles.chat-ui.prefix");
-      if (uiPrefix === prefix) throw new TypeError(`profiles.chat-ui.prefix must differ from the API prefix ${prefix}`);
-      // The same models and the same counters, without the pages.
-      await this.app.register(chatServePlugin, {
-        ...pluginOptions,
-        prefix: uiPrefix,
-        surfaces: chatUiSurfaces(),
-        profile: "chat-ui",
-        answerTasks: chatUi.answerTasks ?? true,
-        onInstance: () => {},
-      });
-    }
+    this.#surfaces = [...surfaces, ...(await registerSideMounts(this.app, pluginOptions, options, methods, packageVersion))];
     return this.app;
+  }
+
+  /**
+   * A Node `(request, response)` handler for Express (4 and 5), Connect and `node:http`:
+   * `app.use("/ai", serve.nodeHandler())`. It serves chat-serve's own app (bound with
+   * `bind()`'s defaults unless `bind()` was called first), which never listens itself.
+   */
+  nodeHandler(options?: HostOptions): ReturnType<typeof nodeHandler> {
+    return nodeHandler(() => this.#hostReady(), options);
+  }
+
+  /** A Node `upgrade` listener for the WebSocket modes through a host's own server: `server.on("upgrade", …)`. */
+  upgradeHandler(options?: HostOptions): ReturnType<typeof upgradeHandler> {
+    return upgradeHandler(() => this.#hostReady(), options);
+  }
+
+  /**
+   * Answers a web `Request` (Hono, Next.js route handlers, Bun, Deno) with a `Response` whose
+   * body streams; cancelling it ends the run. `mountPath` is the path the host serves it under.
+   */
+  async fetch(request: Request, options?: FetchOptions): Promise<Response> {
+    return fetchHandler(await this.#hostReady(), request, options);
+  }
+
+  /** Stops serving: every run and background worker ends, every connection closes. */
+  async close(): Promise<void> {
+    await this.app.close();
+  }
+
+  /** chat-serve's own app, bound and ready, for a host that is not fastify. */
+  #hostReady(): Promise<FastifyInstance> {
+    if (!this.#ownsApp) {
+      return Promise.reject(new TypeError("nodeHandler() and fetch() serve chat-serve's own app: construct ChatServe without 'app'"));
+    }
+    return (this.#bound ?? this.bind()).then(async (app) => {
+      await app.ready();
+      return app;
+    });
   }
 
   /** The surfaces the API mount serves (after `bind()`), in the order they were registered. */

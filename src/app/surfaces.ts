@@ -1,4 +1,7 @@
+import type { FastifyInstance } from "fastify";
 import { normalizePrefix } from "../http/env.js";
+import type { MethodIndex } from "../http/method-index.js";
+import { type ChatServePluginOptions, chatServePlugin } from "../http/plugin.js";
 import type { Surface } from "../http/surface.js";
 import { a2aSurface } from "../surfaces/a2a/a2a-surface.js";
 import { agUiSurface } from "../surfaces/ag-ui/ag-ui-surface.js";
@@ -11,6 +14,7 @@ import { type McpBindSettings, mcpSurface } from "../surfaces/mcp/mcp-surface.js
 import { modelsSurface } from "../surfaces/models/models-surface.js";
 import { playgroundSurface } from "../surfaces/playground/playground-surface.js";
 import { responsesSurface } from "../surfaces/responses/responses-surface.js";
+import type { BindOptions } from "./bind-options.js";
 
 // The list of surfaces: the one place that names them all. Adding a surface is its folder, a
 // line here, and (for a config key of its own) the config schema.
@@ -50,7 +54,7 @@ export function apiSurfaces(selection: SurfaceSelection): Surface[] {
 }
 
 /** The surfaces of the chat-ui profile's mount: the same models and runs, without the pages and the agent protocols. */
-export function chatUiSurfaces(): Surface[] {
+function chatUiSurfaces(): Surface[] {
   return [modelsSurface(), chatSurface(), responsesSurface()];
 }
 
@@ -58,7 +62,7 @@ export function chatUiSurfaces(): Surface[] {
  * The LangGraph Agent Protocol, mounted on its own under its prefix (the server root by
  * default): its errors have their own shape. Undefined when it is off.
  */
-export function langgraphMount(
+function langgraphMount(
   setting: boolean | LangGraphBindSettings | undefined,
   version: string,
 ): { prefix: string; surface: Surface } | undefined {
@@ -69,9 +73,53 @@ export function langgraphMount(
 }
 
 /**
- * The Anthropic Messages API, mounted beside the API under the same prefix (its errors have
- * Anthropic's shape). Undefined when it is off.
+ * The mounts beside the API's, each with its own fastify scope: the Anthropic Messages API
+ * (under the API prefix, its errors Anthropic's), the LangGraph Agent Protocol (its own prefix
+ * and error shape) and the chat-ui profile (a second prefix). Returns the surfaces they serve.
  */
-export function anthropicMount(setting: boolean | undefined): Surface | undefined {
-  return setting === true ? anthropicSurface() : undefined;
+export async function registerSideMounts(
+  app: FastifyInstance,
+  api: ChatServePluginOptions,
+  options: BindOptions,
+  /** The API prefix's index of known paths, which the Anthropic mount's paths join. */
+  methods: MethodIndex | undefined,
+  version: string,
+): Promise<Surface[]> {
+  const { prefix } = api;
+  const added: Surface[] = [];
+  const side = { probes: false, onInstance: () => {} };
+  if (options.anthropic === true) {
+    const anthropic = anthropicSurface();
+    added.push(anthropic);
+    await app.register(chatServePlugin, {
+      ...api,
+      ...side,
+      surfaces: [anthropic],
+      beside: true,
+      ...(methods === undefined ? {} : { methods }),
+    });
+  }
+  const agent = langgraphMount(options.langgraph, version);
+  if (agent !== undefined) {
+    if (agent.prefix === prefix)
+      throw new TypeError(`server.langgraph.prefix must differ from the API prefix ${prefix === "" ? '""' : prefix}`);
+    added.push(agent.surface);
+    // Its own mount: its own error shape; the probes and the not-found page stay the API's.
+    await app.register(chatServePlugin, { ...api, ...side, prefix: agent.prefix, surfaces: [agent.surface] });
+  }
+  const chatUi = options.profiles?.["chat-ui"];
+  if (chatUi !== undefined) {
+    const uiPrefix = normalizePrefix(chatUi.prefix, "profiles.chat-ui.prefix");
+    if (uiPrefix === prefix) throw new TypeError(`profiles.chat-ui.prefix must differ from the API prefix ${prefix}`);
+    // The same models and the same counters, without the pages (the probes are the chat-ui prefix's own).
+    await app.register(chatServePlugin, {
+      ...api,
+      prefix: uiPrefix,
+      surfaces: chatUiSurfaces(),
+      profile: "chat-ui",
+      answerTasks: chatUi.answerTasks ?? true,
+      onInstance: () => {},
+    });
+  }
+  return added;
 }

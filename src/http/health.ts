@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { GraphRegistry } from "../registry/graph-registry.js";
 import { withDeadline } from "../util/deadline.js";
 
 /** A named readiness probe of something the deployment depends on. */
@@ -48,4 +49,15 @@ export function registerReadiness(
     if (!ready) return reply.status(503).send({ status: "unavailable", checks: results });
     return { status: "ready", checks: results };
   });
+}
+
+/** One readiness check per distinct run coordinator of the registry's interrupt graphs. */
+export function coordinatorChecks(registry: GraphRegistry): ReadinessCheck[] {
+  const coordinators = new Set(registry.getGraphNames().map((name) => registry.getGraph(name).runCoordinator));
+  return [...coordinators]
+    .filter((coordinator) => coordinator?.check !== undefined)
+    .map((coordinator, index) => ({
+      name: index === 0 ? "coordinator" : `coordinator-${index + 1}`,
+      check: () => coordinator!.check!(),
+    }));
 }

@@ -4,7 +4,7 @@ import type { FastifyRequest } from "fastify";
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,128}$/u;
 
-/** Every value the client sent for a header, before Node joins duplicates with commas. */
+/** Every value the client sent for a header, before Node joins duplicates with commas (or the one a host set). */
 function headerValues(request: Pick<IncomingMessage, "rawHeaders" | "headers">, name: string): string[] {
   const raw = request.rawHeaders;
   if (Array.isArray(raw) && raw.length > 0) {
@@ -12,7 +12,8 @@ function headerValues(request: Pick<IncomingMessage, "rawHeaders" | "headers">, 
     for (let index = 0; index + 1 < raw.length; index += 2) {
       if (raw[index]?.toLowerCase() === name) values.push(raw[index + 1] ?? "");
     }
-    return values;
+    // None on the wire: a host's middleware may have set it (Express, before the mount).
+    if (values.length > 0) return values;
   }
   const value = request.headers[name];
   if (value === undefined) return [];

@@ -278,7 +278,7 @@ describe("A2A tasks: cancellation, clients that leave, keys and tenants", () => 
 
   test("CancelTask aborts a running task (its run stops, its lease goes); a client that leaves a stream does not cancel, and resubscribes", async () => {
     const check = newCheck();
-    const timers = trackLiveResources(["Timeout"], { createdBy: /\/src\/http\/a2a\// });
+    const timers = trackLiveResources(["Timeout"], { createdBy: /\/src\/(http|surfaces)\/a2a\// });
     const client = await a2aClient(server.origin, "slow", check, { headers: acme });
     const leaving = new AbortController();
     let taskId = "";

@@ -24,9 +24,10 @@ import { trackLiveResources } from "../helpers/live-handles.js";
 type Principal = { tenant: string };
 
 /** A ChatServe whose tenant is the host's principal (`request.raw.user`, as the host's middleware set it). */
-function chatServe(): ChatServe {
+function chatServe(keepAliveMs?: number): ChatServe {
   return new ChatServe({
     graphs: new GraphRegistry(demoGraphs()),
+    ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
     auth: { authenticate: (request) => (request.raw as IncomingMessage & { user?: Principal }).user?.tenant ?? null },
   });
 }
@@ -217,6 +218,32 @@ describe("chat-serve in any host", () => {
     const unknown = await fetcher("http://app.example/api/chat/v1/nowhere");
     assert.equal(unknown.status, 404);
     assert.match(((await unknown.json()) as { error: { message: string } }).error.message, /nowhere/u);
+    // A draining server refuses new runs, as it does on its own.
+    serve.drain();
+    const refused = await fetcher("http://app.example/api/chat/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "late" }] }),
+    });
+    assert.equal(refused.status, 503);
+    assert.ok(refused.headers.get("retry-after"));
+  });
+
+  test("keep-alive comments reach the host's client through the fetch handler", async () => {
+    const serve = chatServe(50);
+    closers.push(() => serve.close());
+    await serve.bind({ prefix: "/v1" });
+    const response = await serve.fetch(
+      new Request("http://app.example/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "research", messages: [{ role: "user", content: "What is LangGraph?" }], stream: true }),
+      }),
+      { user: { tenant: "acme" } },
+    );
+    const text = await response.text();
+    assert.match(text, /^: keep-alive$/mu);
+    assert.match(text, /data: \[DONE\]/u);
   });
 
   test("the fetch handler leaves nothing behind: no abort listener on a request, no timer of a stream", async () => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteGenericInterface } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteGenericInterface, RouteShorthandOptions } from "fastify";
 
 /** A route's handler, as a surface writes it. */
 // biome-ignore lint/suspicious/noExplicitAny: each handler narrows its own request type.
@@ -74,6 +74,8 @@ export function registerLazyRoutes(
   app: FastifyInstance,
   methods: Readonly<Record<string, readonly HTTPMethods[]>>,
   load: () => Promise<RouteTable>,
+  /** A route's own options (its body limit, its summary for the docs), by `METHOD path`. */
+  routeOptions: Readonly<Record<string, Pick<RouteShorthandOptions, "bodyLimit" | "schema">>> = {},
 ): { loaded(): Promise<RouteTable> | undefined; load(): Promise<RouteTable> } {
   let loading: Promise<RouteTable> | undefined;
   const table = () => {
@@ -96,6 +98,7 @@ export function registerLazyRoutes(
       // Looked up once: after the first request, a route costs what a route registered directly does.
       let handler: AnyHandler | undefined;
       app.route({
+        ...routeOptions[`${method} ${url}`],
         method,
         url,
         handler: async (request, reply) => {

@@ -212,8 +212,16 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   app.decorateRequest("chatServeFailure", undefined);
   // A draining server takes no new runs; what runs already may finish.
   const runRoutes = new Set(options.surfaces.flatMap((surface) => surface.runPaths ?? []).map((path) => options.prefix + path));
+  // What the surfaces load on first use loads once the first request has been answered.
+  const warmers = options.surfaces.flatMap((surface) => (surface.warm === undefined ? [] : [surface.warm]));
+  let warmed = warmers.length === 0;
+  const warm = () => setImmediate(() => warmers.forEach((load) => void load().catch(() => undefined)));
   app.addHook("onRequest", async (request, reply) => {
     request.chatServeStarted = performance.now();
+    if (!warmed) {
+      warmed = true;
+      reply.raw.once("close", warm);
+    }
     if (options.hostRequestIds) {
       request.chatServeRequestId = request.id;
     } else {

@@ -56,6 +56,12 @@ export interface Surface {
    */
   bannerRows?(base: string, address: string): [label: string, text: string][];
   /**
+   * Loads what its routes load on their first request (a surface whose modules load lazily):
+   * the shared server calls it once it has answered its first request, so that start-up does
+   * not pay for them and the first run rarely does.
+   */
+  warm?(): Promise<void>;
+  /**
    * Its own error shape (the Agent Protocol's `{"detail": …}`), for every error its mount
    * answers: a surface with one is mounted on its own. Default: the OpenAI envelope.
    */

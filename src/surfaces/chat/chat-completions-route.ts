@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CompletionIdentity, toChatCompletion } from "../../dialects/chat/completion.js";
 import { type CompletionChunks, completionChunks, completionFrames } from "../../dialects/chat/completion-chunks.js";
 import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
@@ -121,39 +121,34 @@ async function chatUiCompletion(request: FastifyRequest, reply: FastifyReply, op
 }
 
 /** `POST /chat/completions`: complete or streamed, in the mount's (or the API key's) profile. */
-export function registerChatRoute(app: FastifyInstance, options: ChatRouteOptions): void {
-  app.post(
-    "/chat/completions",
-    { bodyLimit: options.bodyLimit, schema: { summary: "Run a graph as a chat completion", tags: ["chat"] } },
-    async (request, reply) =>
-      idempotent(request, reply, options, "chat.completions", async () => {
-        if ((request.chatServeCaller?.profile ?? options.profile) === "chat-ui") return chatUiCompletion(request, reply, options);
-        const body = parseChatRequest(request.body);
-        return runForRequest(
-          request,
+export function answerChatCompletion(request: FastifyRequest, reply: FastifyReply, options: ChatRouteOptions) {
+  return idempotent(request, reply, options, "chat.completions", async () => {
+    if ((request.chatServeCaller?.profile ?? options.profile) === "chat-ui") return chatUiCompletion(request, reply, options);
+    const body = parseChatRequest(request.body);
+    return runForRequest(
+      request,
+      reply,
+      options,
+      body,
+      async (run) => {
+        const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
+        if (body.stream !== true) {
+          const { output, usage } = await collectRun(run);
+          return toChatCompletion(identity, output, usage);
+        }
+        const includeUsage = body.stream_options?.include_usage === true;
+        await writeSse(
           reply,
-          options,
-          body,
-          async (run) => {
-            const identity = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
-            if (body.stream !== true) {
-              const { output, usage } = await collectRun(run);
-              return toChatCompletion(identity, output, usage);
-            }
-            const includeUsage = body.stream_options?.include_usage === true;
-            await writeSse(
-              reply,
-              observedEvents(request, options, run, streamRun(run)),
-              {
-                keepAliveMs: options.keepAliveMs,
-                errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
-              },
-              completionFrames(identity, includeUsage),
-            );
-            return reply;
+          observedEvents(request, options, run, streamRun(run)),
+          {
+            keepAliveMs: options.keepAliveMs,
+            errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
           },
-          { thread: sessionThread(body) },
+          completionFrames(identity, includeUsage),
         );
-      }),
-  );
+        return reply;
+      },
+      { thread: sessionThread(body) },
+    );
+  });
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseItems, storedId } from "../../dialects/responses/parse-responses-request.js";
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { toStoredItems } from "../../dialects/responses/stored-items.js";
 import { InvalidRequestError, StoredObjectNotFoundError, UnknownParameterError } from "../../errors/catalogue.js";
+import type { RouteTable } from "../../http/lazy-routes.js";
 import { type RunRouteOptions, requestScope } from "../../http/run-request.js";
 import { type ConversationRecord, UnknownCursorError } from "../../store/conversation-store.js";
 import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
@@ -58,14 +59,13 @@ function newConversationId(): string {
  * deleted. On a stateful graph a conversation is a thread: items added here reach the graph
  * with the next turn. Every object belongs to the scope that made it.
  */
-export function registerConversationRoutes(app: FastifyInstance, options: RunRouteOptions): void {
+export function addConversationRoutes(routes: RouteTable, options: RunRouteOptions): void {
   const { store } = options.registry;
   const call = <T>(operation: () => Promise<T>) => storeCall(options.backendTimeoutMs, operation);
   const conversationId = (request: FastifyRequest) => storedId((request.params as { id: string }).id, "conv", "conversation_id");
   const scopeOf = (request: FastifyRequest) => requestScope(request, options.checkpointScope);
-  const tags = ["conversations"];
 
-  app.post("/conversations", { bodyLimit: options.bodyLimit, schema: { summary: "Create a conversation", tags } }, async (request) => {
+  routes.post("/conversations", async (request) => {
     const body = parseBody(createSchema, request.body ?? {});
     const items = toStoredItems(parseItems(body.items ?? [], "items"));
     const record: ConversationRecord = {
@@ -79,7 +79,7 @@ export function registerConversationRoutes(app: FastifyInstance, options: RunRou
     return conversationBody(record);
   });
 
-  app.get("/conversations/:id", { schema: { summary: "Retrieve a conversation", tags } }, async (request) => {
+  routes.get("/conversations/:id", async (request) => {
     const id = conversationId(request);
     const scope = await scopeOf(request);
     const record = await call(() => store.getConversation(scope, id));
@@ -87,20 +87,16 @@ export function registerConversationRoutes(app: FastifyInstance, options: RunRou
     return conversationBody(record);
   });
 
-  app.post(
-    "/conversations/:id",
-    { bodyLimit: options.bodyLimit, schema: { summary: "Update a conversation's metadata", tags } },
-    async (request) => {
-      const id = conversationId(request);
-      const body = parseBody(updateSchema, request.body);
-      const scope = await scopeOf(request);
-      const record = await call(() => store.updateConversation(scope, id, body.metadata ?? {}));
-      if (record === undefined) throw new StoredObjectNotFoundError("conversation", id);
-      return conversationBody(record);
-    },
-  );
+  routes.post("/conversations/:id", async (request) => {
+    const id = conversationId(request);
+    const body = parseBody(updateSchema, request.body);
+    const scope = await scopeOf(request);
+    const record = await call(() => store.updateConversation(scope, id, body.metadata ?? {}));
+    if (record === undefined) throw new StoredObjectNotFoundError("conversation", id);
+    return conversationBody(record);
+  });
 
-  app.delete("/conversations/:id", { schema: { summary: "Delete a conversation and its items", tags } }, async (request) => {
+  routes.delete("/conversations/:id", async (request) => {
     const id = conversationId(request);
     const scope = await scopeOf(request);
     const deleted = await call(() => store.deleteConversation(scope, id));
@@ -109,7 +105,7 @@ export function registerConversationRoutes(app: FastifyInstance, options: RunRou
     return { id, object: "conversation.deleted" as const, deleted: true };
   });
 
-  app.get("/conversations/:id/items", { schema: { summary: "List a conversation's items", tags } }, async (request) => {
+  routes.get("/conversations/:id/items", async (request) => {
     const id = conversationId(request);
     const page = pageQuery(request.query);
     const scope = await scopeOf(request);
@@ -124,18 +120,14 @@ export function registerConversationRoutes(app: FastifyInstance, options: RunRou
     return listBody(result.items, result.hasMore);
   });
 
-  app.post(
-    "/conversations/:id/items",
-    { bodyLimit: options.bodyLimit, schema: { summary: "Add items to a conversation", tags } },
-    async (request) => {
-      const id = conversationId(request);
-      const body = parseBody(addItemsSchema, request.body);
-      const items = toStoredItems(parseItems(body.items, "items"));
-      const scope = await scopeOf(request);
-      if (!(await call(() => store.addItems(scope, id, items)))) throw new StoredObjectNotFoundError("conversation", id);
-      return listBody(items, false);
-    },
-  );
+  routes.post("/conversations/:id/items", async (request) => {
+    const id = conversationId(request);
+    const body = parseBody(addItemsSchema, request.body);
+    const items = toStoredItems(parseItems(body.items, "items"));
+    const scope = await scopeOf(request);
+    if (!(await call(() => store.addItems(scope, id, items)))) throw new StoredObjectNotFoundError("conversation", id);
+    return listBody(items, false);
+  });
 
   const itemParams = (request: FastifyRequest) => {
     const { item_id: itemId } = request.params as { item_id: string };
@@ -145,7 +137,7 @@ export function registerConversationRoutes(app: FastifyInstance, options: RunRou
     return { id: conversationId(request), itemId };
   };
 
-  app.get("/conversations/:id/items/:item_id", { schema: { summary: "Retrieve a conversation item", tags } }, async (request) => {
+  routes.get("/conversations/:id/items/:item_id", async (request) => {
     const { id, itemId } = itemParams(request);
     const scope = await scopeOf(request);
     if ((await call(() => store.getConversation(scope, id))) === undefined) throw new StoredObjectNotFoundError("conversation", id);
@@ -154,7 +146,7 @@ export function registerConversationRoutes(app: FastifyInstance, options: RunRou
     return item;
   });
 
-  app.delete("/conversations/:id/items/:item_id", { schema: { summary: "Delete a conversation item", tags } }, async (request) => {
+  routes.delete("/conversations/:id/items/:item_id", async (request) => {
     const { id, itemId } = itemParams(request);
     const scope = await scopeOf(request);
     if ((await call(() => store.getConversation(scope, id))) === undefined) throw new StoredObjectNotFoundError("conversation", id);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { parseResponsesRequest, storedId } from "../../dialects/responses/parse-responses-request.js";
 import { responseId } from "../../dialects/responses/response-id.js";
 import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
@@ -9,6 +9,7 @@ import { InvalidRequestError, StoredObjectNotFoundError } from "../../errors/cat
 import { reattach, startingAfter, submitBackground, TERMINAL } from "../../http/background-routes.js";
 import { errorBody } from "../../http/error-mapper.js";
 import { idempotent } from "../../http/idempotency.js";
+import type { RouteTable } from "../../http/lazy-routes.js";
 import { observedEvents, type RunRouteOptions, requestScope, runForRequest, streamErrorBody } from "../../http/run-request.js";
 import { writeSse } from "../../http/sse-writer.js";
 import { assertVisible } from "../../http/visibility.js";
@@ -21,84 +22,70 @@ import { listPage, pageQuery, releaseThreads } from "./stored-objects.js";
  * request becomes the engine's request, the run's events are rendered as Responses events,
  * a complete response is those events collected), and the stored responses.
  */
-export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOptions): void {
-  app.post(
-    "/responses",
-    { bodyLimit: options.bodyLimit, schema: { summary: "Run a graph as a response (the Responses API)", tags: ["responses"] } },
-    async (request, reply) =>
-      idempotent(request, reply, options, "responses", async (queued) => {
-        const parsed = parseResponsesRequest(request.body);
-        const streaming = parsed.body.stream === true;
-        assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
-        if (parsed.body.background === true) return submitBackground(request, reply, options, parsed, queued);
-        const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
-        return runForRequest(
-          request,
-          reply,
-          options,
-          resolved.engine,
-          async (run) => {
-            const id = run.interrupt === undefined ? resolved.plannedId : responseId(run.interrupt.runId);
-            const renderer = new ResponseRenderer(id, parsed.body, run.clientEvents, streaming, {
-              ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
-            });
-            const render = async (event: RunStreamEvent) => {
-              const events = renderer.render(event);
-              if (event.kind === "final") await saveResponse(options, parsed, resolved, run, renderer);
-              return events;
-            };
-            if (!streaming) {
-              for await (const event of streamRun(run)) await render(event);
-              return renderer.response;
-            }
-            await writeSse(
-              reply,
-              observedEvents(request, options, run, streamRun(run)),
-              {
-                keepAliveMs: options.keepAliveMs,
-                typedEvents: true,
-                errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
-              },
-              {
-                first: renderer.start(),
-                of: (event) => (event.kind === "final" ? render(event) : renderer.render(event)),
-                fail: (error) => renderer.fail(streamErrorBody(request, reply, options, run, error)),
-              },
-            );
-            return reply;
-          },
-          { resumeOf: parsed.resume, thread: resolved.context.thread },
-        );
-      }),
+export function addResponsesRoutes(routes: RouteTable, options: RunRouteOptions): void {
+  routes.post("/responses", async (request, reply) =>
+    idempotent(request, reply, options, "responses", async (queued) => {
+      const parsed = parseResponsesRequest(request.body);
+      const streaming = parsed.body.stream === true;
+      assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
+      if (parsed.body.background === true) return submitBackground(request, reply, options, parsed, queued);
+      const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
+      return runForRequest(
+        request,
+        reply,
+        options,
+        resolved.engine,
+        async (run) => {
+          const id = run.interrupt === undefined ? resolved.plannedId : responseId(run.interrupt.runId);
+          const renderer = new ResponseRenderer(id, parsed.body, run.clientEvents, streaming, {
+            ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
+          });
+          const render = async (event: RunStreamEvent) => {
+            const events = renderer.render(event);
+            if (event.kind === "final") await saveResponse(options, parsed, resolved, run, renderer);
+            return events;
+          };
+          if (!streaming) {
+            for await (const event of streamRun(run)) await render(event);
+            return renderer.response;
+          }
+          await writeSse(
+            reply,
+            observedEvents(request, options, run, streamRun(run)),
+            {
+              keepAliveMs: options.keepAliveMs,
+              typedEvents: true,
+              errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
+            },
+            {
+              first: renderer.start(),
+              of: (event) => (event.kind === "final" ? render(event) : renderer.render(event)),
+              fail: (error) => renderer.fail(streamErrorBody(request, reply, options, run, error)),
+            },
+          );
+          return reply;
+        },
+        { resumeOf: parsed.resume, thread: resolved.context.thread },
+      );
+    }),
   );
 
   // What the request's input comes to in tokens, with what it continues; no graph runs, nothing is stored.
-  app.post(
-    "/responses/input_tokens",
-    {
-      bodyLimit: options.bodyLimit,
-      schema: { summary: "Count a response request's input tokens without running it", tags: ["responses"] },
-    },
-    async (request) => {
-      const parsed = parseResponsesRequest(request.body);
-      assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
-      const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
-      const { countInputTokens } = await import("../../dialects/responses/input-tokens.js");
-      return { object: "response.input_tokens", input_tokens: await countInputTokens(resolved.engine) };
-    },
-  );
+  routes.post("/responses/input_tokens", async (request) => {
+    const parsed = parseResponsesRequest(request.body);
+    assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
+    const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
+    const { countInputTokens } = await import("../../dialects/responses/input-tokens.js");
+    return { object: "response.input_tokens", input_tokens: await countInputTokens(resolved.engine) };
+  });
 
   // A conversation's input compacted into a shorter one that continues it; no graph runs, nothing is stored.
-  app.post(
-    "/responses/compact",
-    { bodyLimit: options.bodyLimit, schema: { summary: "Compact a conversation's input (Open Responses)", tags: ["responses"] } },
-    async (request) => {
-      const { compactConversation } = await import("./compact-route.js");
-      return compactConversation(request, options);
-    },
-  );
+  routes.post("/responses/compact", async (request) => {
+    const { compactConversation } = await import("./compact-route.js");
+    return compactConversation(request, options);
+  });
 
-  app.post("/responses/:id/cancel", { schema: { summary: "Cancel a background response", tags: ["responses"] } }, async (request) => {
+  routes.post("/responses/:id/cancel", async (request) => {
     const record = await stored(request);
     const response = record.response as unknown as ResponseObject;
     if (response.background !== true) {
@@ -126,36 +113,28 @@ export function registerResponsesRoute(app: FastifyInstance, options: RunRouteOp
     return record;
   };
 
-  app.get(
-    "/responses/:id",
-    { schema: { summary: "Retrieve a stored response, or stream a background one again", tags: ["responses"] } },
-    async (request, reply) => {
-      const query = request.query as Record<string, unknown>;
-      const unknown = Object.keys(query).find((key) => !["stream", "include", "include[]", "starting_after"].includes(key));
-      if (unknown !== undefined) {
-        throw new InvalidRequestError(`Unrecognized query parameter: ${unknown}.`, { param: unknown, code: "unknown_parameter" });
-      }
-      if (query.stream !== undefined && !["true", "false"].includes(String(query.stream))) {
-        throw new InvalidRequestError("stream must be true or false.", { param: "stream" });
-      }
-      const after = startingAfter(query.starting_after);
-      const record = await stored(request);
-      if (query.stream !== "true") return record.response;
-      return reattach(reply, options, record.response as unknown as ResponseObject, after);
-    },
-  );
+  routes.get("/responses/:id", async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const unknown = Object.keys(query).find((key) => !["stream", "include", "include[]", "starting_after"].includes(key));
+    if (unknown !== undefined) {
+      throw new InvalidRequestError(`Unrecognized query parameter: ${unknown}.`, { param: unknown, code: "unknown_parameter" });
+    }
+    if (query.stream !== undefined && !["true", "false"].includes(String(query.stream))) {
+      throw new InvalidRequestError("stream must be true or false.", { param: "stream" });
+    }
+    const after = startingAfter(query.starting_after);
+    const record = await stored(request);
+    if (query.stream !== "true") return record.response;
+    return reattach(reply, options, record.response as unknown as ResponseObject, after);
+  });
 
-  app.get(
-    "/responses/:id/input_items",
-    { schema: { summary: "List a stored response's input items", tags: ["responses"] } },
-    async (request) => {
-      const page = pageQuery(request.query);
-      const record = await stored(request);
-      return listPage(record.inputItems, page);
-    },
-  );
+  routes.get("/responses/:id/input_items", async (request) => {
+    const page = pageQuery(request.query);
+    const record = await stored(request);
+    return listPage(record.inputItems, page);
+  });
 
-  app.delete("/responses/:id", { schema: { summary: "Delete a stored response", tags: ["responses"] } }, async (request) => {
+  routes.delete("/responses/:id", async (request) => {
     const id = storedId((request.params as { id: string }).id, "resp", "response_id");
     const scope = await requestScope(request, options.checkpointScope);
     const deleted = await storeCall(options.backendTimeoutMs, () => options.registry.store.deleteResponse(scope, id));

@@ -273,6 +273,25 @@ describe("a WebSocket's lifetime", () => {
     assert.equal(goingAway, 1001);
   });
 
+  test("each response.create counts against the caller's rate limit (429); the connection stays usable", async () => {
+    const local = await startTestServer(demoGraphs(), { limits: { requestsPerMinute: 2 } });
+    const socket = new WebSocket(`${local.baseURL.replace(/^http/u, "ws")}/responses`);
+    const events: { type: string; status?: number; error?: { code: string } }[] = [];
+    socket.on("message", (data) => events.push(JSON.parse(String(data)) as never));
+    await once(socket, "open");
+    const ends = () => events.filter((event) => event.type === "response.completed" || event.type === "error").length;
+    for (let index = 1; index <= 3; index += 1) {
+      socket.send(JSON.stringify({ type: "response.create", model: "echo", input: `turn ${index}` }));
+      while (ends() < index) await once(socket, "message");
+    }
+    const refused = events.filter((event) => event.type === "error");
+    assert.equal(refused.length, 1);
+    assert.equal(refused[0]?.status, 429);
+    assert.equal(refused[0]?.error?.code, "rate_limit_exceeded");
+    socket.close();
+    await local.close();
+  });
+
   test("a draining server refuses new responses on open connections (503)", async () => {
     const local = await startTestServer(demoGraphs(), {});
     const socket = new WebSocket(`${local.baseURL.replace(/^http/u, "ws")}/responses`);

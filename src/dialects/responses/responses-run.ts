@@ -6,7 +6,7 @@ import type { ChatCompletionRequest } from "../../wire/request.js";
 import type { ParsedResponsesRequest } from "./parse-responses-request.js";
 import { engineRequest, itemsToMessages } from "./parse-responses-request.js";
 import { responseId } from "./response-id.js";
-import type { ResponseRenderer } from "./response-renderer.js";
+import { ResponseRenderer } from "./response-renderer.js";
 import { resolveStoredContext, type StoredContext, storeCall, storeDeadline } from "./stored-context.js";
 import { toStoredItems } from "./stored-items.js";
 
@@ -109,4 +109,17 @@ export async function saveResponse(
     ),
   );
   if (!saved) throw new StoredObjectNotFoundError("conversation", conversationId ?? "", "conversation");
+}
+
+/** The renderer of a foreground response's run: a paused run's response is named after the run. */
+export function runRenderer(
+  run: PreparedRun,
+  parsed: ParsedResponsesRequest,
+  resolved: ResolvedRequest,
+  streaming: boolean,
+): ResponseRenderer {
+  const id = run.interrupt === undefined ? resolved.plannedId : responseId(run.interrupt.runId);
+  return new ResponseRenderer(id, parsed.body, run.clientEvents, streaming, {
+    ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
+  });
 }

@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyRequest } from "fastify";
 import { parseResponsesRequest, storedId } from "../../dialects/responses/parse-responses-request.js";
-import { responseId } from "../../dialects/responses/response-id.js";
-import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
-import { planResponsesRun, saveResponse } from "../../dialects/responses/responses-run.js";
+import { planResponsesRun, runRenderer, saveResponse } from "../../dialects/responses/responses-run.js";
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { InvalidRequestError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
 import { reattach, startingAfter, submitBackground, TERMINAL } from "../../http/background-routes.js";
@@ -36,10 +34,7 @@ export function addResponsesRoutes(routes: RouteTable, options: RunRouteOptions)
         options,
         resolved.engine,
         async (run) => {
-          const id = run.interrupt === undefined ? resolved.plannedId : responseId(run.interrupt.runId);
-          const renderer = new ResponseRenderer(id, parsed.body, run.clientEvents, streaming, {
-            ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
-          });
+          const renderer = runRenderer(run, parsed, resolved, streaming);
           const render = async (event: RunStreamEvent) => {
             const events = renderer.render(event);
             if (event.kind === "final") await saveResponse(options, parsed, resolved, run, renderer);

@@ -1,9 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
 import { parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
-import { responseId } from "../../dialects/responses/response-id.js";
-import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
-import { planResponsesRun, saveResponse } from "../../dialects/responses/responses-run.js";
+import { planResponsesRun, runRenderer, saveResponse } from "../../dialects/responses/responses-run.js";
 import { InvalidRequestError, ServerShuttingDownError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
 import { isChatServeError, type ServeError } from "../../errors/serve-error.js";
 import { toServeError } from "../../errors/to-serve-error.js";
@@ -203,10 +201,7 @@ class ResponsesSession {
       options,
       resolved.engine,
       async (run) => {
-        const id = run.interrupt === undefined ? resolved.plannedId : responseId(run.interrupt.runId);
-        const renderer = new ResponseRenderer(id, parsed.body, run.clientEvents, true, {
-          ...(parsed.conversationId === undefined ? {} : { conversationId: parsed.conversationId }),
-        });
+        const renderer = runRenderer(run, parsed, resolved, true);
         for (const event of renderer.start()) this.#send(event);
         try {
           for await (const event of observedEvents(request, options, run, streamRun(run))) {

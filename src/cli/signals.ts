@@ -39,3 +39,6 @@ export function whenParentExits(action: () => void): () => void {
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/** Set for a server that `--watch` runs, which it stops and starts on every change. */
+export const WATCHED_CHILD = "CHAT_SERVE_WATCHED_CHILD";

@@ -16,14 +16,10 @@ import { assertTracingInstalled } from "../../tracing/tracing-callback.js";
 import { parseDuration } from "../../util/duration.js";
 import { backgroundSetup } from "../background-setup.js";
 import { banner, surfaceSettings } from "../banner.js";
-import { workerDrained } from "../cluster-drain.js";
 import { loggerOptions } from "../logger-options.js";
-import { serveMetricsPort } from "../metrics-port.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { langGraphNote, redactUrl } from "../output.js";
-import { onStopSignal } from "../signals.js";
-import { runPrimary } from "./cluster-primary.js";
-import { WATCHED_CHILD } from "./watch.js";
+import { onStopSignal, WATCHED_CHILD } from "../signals.js";
 
 export interface StartOptions {
   config?: string;
@@ -171,6 +167,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
           background: setup,
           auth: auth !== undefined,
         });
+      // What only --workers, --watch or a metrics port need loads when they are asked for.
+      const { runPrimary } = await import("./cluster-primary.js");
       return runPrimary({ workers, host, prefix, metrics: metricsSettings, banner: describe });
     }
   }
@@ -257,6 +255,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   if (isWorker) serve.metrics?.joinCluster();
   let metricsAddress: string | undefined;
   if (!isWorker && serve.metrics !== undefined && metricsSettings?.port !== undefined) {
+    const { serveMetricsPort } = await import("../metrics-port.js");
     const metricsServer = await serveMetricsPort({ ...metricsSettings, port: metricsSettings.port }, host, serve.metrics).catch(
       async (error) => {
         await backends.close();
@@ -320,7 +319,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     await serve.runsSettled();
     clearTimeout(grace);
     // With --workers, the port closes when every worker has drained, for all of them at once.
-    if (isWorker) await workerDrained();
+    if (isWorker) await (await import("../cluster-drain.js")).workerDrained();
     // Now the port closes. No connection has anything left to wait for but the last bytes of
     // its response: a moment for those, then close the rest, including connections a client
     // opened and never used, which would otherwise hold the shutdown until their timeout.

@@ -5,15 +5,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import chalk from "chalk";
 import { CONFIG_FILE_NAMES } from "../../config/load-config.js";
-import { whenParentExits } from "../signals.js";
+import { WATCHED_CHILD, whenParentExits } from "../signals.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/chat-serve.js", import.meta.url));
 const WATCHED = /\.(?:[cm]?ts|[cm]?js|json)$/u;
 const IGNORED = /(?:^|[/\\])(?:node_modules|\.git|dist|coverage)(?:[/\\]|$)/u;
 const DEBOUNCE_MS = 150;
-
-/** Set for a server that `--watch` runs, which it stops and starts on every change. */
-export const WATCHED_CHILD = "CHAT_SERVE_WATCHED_CHILD";
 
 /**
  * Watches every folder of a tree, one watcher per folder, and the folders created later.

@@ -18,7 +18,7 @@ export function registerErrorShape(server: object, prefix: string, render: Rende
 }
 
 /** The shape of the mount a URL falls under: the longest prefix that holds it; the OpenAI envelope by default. */
-function renderOf(request: FastifyRequest): Render {
+export function renderOf(request: FastifyRequest): Render {
   const path = request.url.split("?")[0] ?? "";
   let best: { prefix: string; render: Render } | undefined;
   for (const shape of SHAPES.get(request.server.server) ?? []) {

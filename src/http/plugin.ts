@@ -16,7 +16,7 @@ import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
 import type { Authenticator, Caller } from "./auth.js";
 import { errorBody } from "./error-mapper.js";
-import { registerErrorShape } from "./framework-errors.js";
+import { registerErrorShape, renderOf } from "./framework-errors.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./health.js";
 import type { RunLimits } from "./limits.js";
 import { ANSWERED_METHODS, allowedMethods, MethodIndex } from "./method-index.js";
@@ -318,7 +318,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     else for (const [path, allowed] of Object.entries(surface.methods)) refuseOtherMethods(app, path, allowed);
   }
   if (options.prefix !== "" && options.beside !== true)
-    app.setNotFoundHandler(async (request, reply) => sendServeError(reply, await unknownUrl(request, methods), render));
+    // In the shape of the mount whose paths the URL falls under (`/v1/messages/…` is Anthropic's).
+    app.setNotFoundHandler(async (request, reply) => sendServeError(reply, await unknownUrl(request, methods), renderOf(request)));
 
   await options.limits?.register(app);
   // Every surface on this instance: hooks, error handler and the content-type parsers above apply to all.

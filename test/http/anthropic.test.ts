@@ -285,6 +285,10 @@ describe("Anthropic's errors", () => {
     assert.equal(wrongMethod.status, 405);
     assert.equal(wrongMethod.headers.get("allow"), "POST");
     assert.deepEqual(((await wrongMethod.json()) as { error: { type: string } }).error.type, "invalid_request_error");
+    // A path under /messages that does not exist is told so in the same shape.
+    const unknown = await fetch(`${server.baseURL}/messages/batches`, { method: "POST", headers: { "x-api-key": KEY } });
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as { type: string; error: { type: string } }).error.type, "not_found_error");
     // The OpenAI routes beside it keep the OpenAI envelope.
     const openai = await fetch(`${server.baseURL}/chat/completions`, {
       method: "POST",

@@ -212,6 +212,7 @@ export class ChatServe {
       ...(options.a2a === undefined ? {} : { a2a: options.a2a }),
       ...(options.aiSdk === undefined ? {} : { aiSdk: options.aiSdk }),
       ...(options.agUi === undefined ? {} : { agUi: options.agUi }),
+      ...(options.anthropic === undefined ? {} : { anthropic: options.anthropic }),
       models: this.registry.getGraphNames(),
       background: !("unavailable" in settings),
       version: packageVersion,
@@ -288,10 +289,8 @@ export class ChatServe {
         this.#openaiApp = instance;
       },
     };
-    // The index of the API prefix's known paths, shared with the mount beside it.
-    const methods = prefix !== "" ? new MethodIndex() : hostMethods;
-    await this.app.register(chatServePlugin, { ...pluginOptions, ...(methods === undefined ? {} : { methods }) });
-    this.#surfaces = [...surfaces, ...(await registerSideMounts(this.app, pluginOptions, options, methods, packageVersion))];
+    await this.app.register(chatServePlugin, pluginOptions);
+    this.#surfaces = [...surfaces, ...(await registerSideMounts(this.app, pluginOptions, options, packageVersion))];
     return this.app;
   }
 

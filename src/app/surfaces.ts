@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { normalizePrefix } from "../http/env.js";
-import type { MethodIndex } from "../http/method-index.js";
 import { type ChatServePluginOptions, chatServePlugin } from "../http/plugin.js";
 import type { Surface } from "../http/surface.js";
 import { a2aSurface } from "../surfaces/a2a/a2a-surface.js";
@@ -29,6 +28,8 @@ export interface SurfaceSelection {
   aiSdk?: boolean;
   /** AG-UI 1.0 for `HttpAgent` and CopilotKit, at `/ag-ui/{model}`. */
   agUi?: boolean;
+  /** The Anthropic Messages API at `/messages` (its errors in Anthropic's shape). */
+  anthropic?: boolean;
   /** The models served (MCP names a tool for each). */
   models: readonly string[];
   /** Background runs are served here (A2A tasks are background runs). */
@@ -50,6 +51,7 @@ export function apiSurfaces(selection: SurfaceSelection): Surface[] {
     ...(selection.a2a === true ? [a2aSurface({ version: selection.version, available: selection.background })] : []),
     ...(selection.aiSdk === true ? [aiSdkSurface()] : []),
     ...(selection.agUi === true ? [agUiSurface()] : []),
+    ...(selection.anthropic === true ? [anthropicSurface()] : []),
   ];
 }
 
@@ -73,32 +75,19 @@ function langgraphMount(
 }
 
 /**
- * The mounts beside the API's, each with its own fastify scope: the Anthropic Messages API
- * (under the API prefix, its errors Anthropic's), the LangGraph Agent Protocol (its own prefix
- * and error shape) and the chat-ui profile (a second prefix). Returns the surfaces they serve.
+ * The mounts beside the API's, each with its own fastify scope: the LangGraph Agent Protocol
+ * (its own prefix and error shape) and the chat-ui profile (a second prefix). Returns the
+ * surfaces they serve.
  */
 export async function registerSideMounts(
   app: FastifyInstance,
   api: ChatServePluginOptions,
   options: BindOptions,
-  /** The API prefix's index of known paths, which the Anthropic mount's paths join. */
-  methods: MethodIndex | undefined,
   version: string,
 ): Promise<Surface[]> {
   const { prefix } = api;
   const added: Surface[] = [];
   const side = { probes: false, onInstance: () => {} };
-  if (options.anthropic === true) {
-    const anthropic = anthropicSurface();
-    added.push(anthropic);
-    await app.register(chatServePlugin, {
-      ...api,
-      ...side,
-      surfaces: [anthropic],
-      beside: true,
-      ...(methods === undefined ? {} : { methods }),
-    });
-  }
   const agent = langgraphMount(options.langgraph, version);
   if (agent !== undefined) {
     if (agent.prefix === prefix)

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import secureJson from "secure-json-parse";
 import type { BackgroundRuns } from "../background/background-runs.js";
 import {
@@ -84,13 +84,6 @@ export interface ChatServePluginOptions {
    * root leaves its wrong methods to the host's not-found handler instead of 405 routes.
    */
   hostMethods?: MethodIndex;
-  /**
-   * The index this mount's known paths join, for 405s on wrong methods. Given with `beside`, a
-   * mount shares a prefix with the mount that owns the index, which answers its unknown URLs.
-   */
-  methods?: MethodIndex;
-  /** Mounted beside another mount under the same prefix (a surface with its own error shape). */
-  beside?: boolean;
 }
 
 /**
@@ -290,14 +283,19 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     });
   }
 
-  // A mount's surfaces answer errors in one shape: the OpenAI envelope unless a surface has its own.
-  const render = options.surfaces.find((surface) => surface.errorBody !== undefined)?.errorBody ?? errorBody;
+  // A mount answers errors in the OpenAI envelope, or in the shape of its surfaces when they all
+  // have their own (the Agent Protocol's mount). A surface with a shape of its own in a mount of
+  // another (the Anthropic Messages API under the API prefix) answers in it from a scope of its own.
+  const shaped = options.surfaces.filter((surface) => surface.errorBody !== undefined);
+  const render = shaped.length > 0 && shaped.length === options.surfaces.length ? shaped[0]!.errorBody! : errorBody;
+  const shapeOf = (surface: { errorBody?: Surface["errorBody"] }) => surface.errorBody ?? render;
   // Also for what the router refuses before any route of this mount sees it (a bad URL).
-  if (options.beside !== true) registerErrorShape(app.server, options.prefix, render);
-  else
-    for (const surface of options.surfaces)
-      for (const path of Object.keys(surface.methods ?? {})) registerErrorShape(app.server, options.prefix + path, render);
-  app.setErrorHandler((error, request, reply) => {
+  registerErrorShape(app.server, options.prefix, render);
+  for (const surface of options.surfaces) {
+    if (shapeOf(surface) === render) continue;
+    for (const path of Object.keys(surface.methods ?? {})) registerErrorShape(app.server, options.prefix + path, shapeOf(surface));
+  }
+  const errorHandler = (shape: (error: ServeError) => unknown) => (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const serveError = toServeError(error, { bodyLimit: options.bodyLimit, contentType: request.headers["content-type"] });
     metrics?.error(serveError.code);
     if (serveError instanceof ServerShuttingDownError) {
@@ -306,23 +304,40 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     } else if (serveError.status >= 500) {
       request.log.error({ err: error, requestId: request.chatServeRequestId }, "request failed");
     }
-    return sendServeError(reply, serveError, render);
-  });
+    return sendServeError(reply, serveError, shape);
+  };
+  app.setErrorHandler(errorHandler(render));
   // A wrong method on a known path is 405, answered where unknown URLs are: by this mount's
   // not-found handler under a prefix, by the host app's at the root (405 routes only on a host
-  // app someone else created).
-  const methods = options.methods ?? (options.prefix !== "" ? new MethodIndex() : options.hostMethods);
-  for (const surface of options.probes === false ? options.surfaces : described) {
-    if (surface.methods === undefined) continue;
-    if (methods !== undefined) methods.add(options.prefix, surface.methods, render);
-    else for (const [path, allowed] of Object.entries(surface.methods)) refuseOtherMethods(app, path, allowed);
+  // app someone else created, registered with the surface's routes below).
+  const methods = options.prefix !== "" ? new MethodIndex() : options.hostMethods;
+  if (methods !== undefined) {
+    for (const surface of options.probes === false ? options.surfaces : described) {
+      if (surface.methods !== undefined) methods.add(options.prefix, surface.methods, "errorBody" in surface ? shapeOf(surface) : render);
+    }
+  } else if (options.probes !== false && HEALTH.methods !== undefined) {
+    for (const [path, allowed] of Object.entries(HEALTH.methods)) refuseOtherMethods(app, path, allowed);
   }
-  if (options.prefix !== "" && options.beside !== true)
-    // In the shape of the mount whose paths the URL falls under (`/v1/messages/…` is Anthropic's).
+  if (options.prefix !== "")
+    // In the shape of the surface whose paths the URL falls under (`/v1/messages/…` is Anthropic's).
     app.setNotFoundHandler(async (request, reply) => sendServeError(reply, await unknownUrl(request, methods), renderOf(request)));
 
   await options.limits?.register(app);
-  // Every surface on this instance: hooks, error handler and the content-type parsers above apply to all.
-  for (const surface of options.surfaces) await surface.register(app, options);
+  // Every surface on this instance: hooks, error handler and the content-type parsers above apply
+  // to all; a surface with its own error shape gets a scope of its own that answers in it.
+  for (const surface of options.surfaces) {
+    const shape = shapeOf(surface);
+    const registerSurface = async (scope: FastifyInstance) => {
+      if (methods === undefined)
+        for (const [path, allowed] of Object.entries(surface.methods ?? {})) refuseOtherMethods(scope, path, allowed);
+      await surface.register(scope, options);
+    };
+    if (shape === render) await registerSurface(app);
+    else
+      await app.register(async (scope) => {
+        scope.setErrorHandler(errorHandler(shape));
+        await registerSurface(scope);
+      });
+  }
   if (options.probes !== false) registerHealthRoutes(app, options.readinessChecks, options.backendTimeoutMs, options.isDraining);
 }

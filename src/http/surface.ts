@@ -62,8 +62,10 @@ export interface Surface {
    */
   warm?(): Promise<void>;
   /**
-   * Its own error shape (the Agent Protocol's `{"detail": …}`), for every error its mount
-   * answers: a surface with one is mounted on its own. Default: the OpenAI envelope.
+   * Its own error shape (the Agent Protocol's `{"detail": …}`, Anthropic's): every error of its
+   * routes, 405s on its paths and 404s under them are answered in it, from a scope of its own
+   * in a mount shared with others, or as the whole mount's shape when it is alone in it.
+   * Default: the OpenAI envelope.
    */
   errorBody?(error: ServeError): unknown;
 }

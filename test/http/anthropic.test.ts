@@ -299,3 +299,28 @@ describe("Anthropic's errors", () => {
     assert.ok("code" in ((await openai.json()) as { error: Record<string, unknown> }).error);
   });
 });
+
+test("with CORS on, a browser reaches /messages: its preflight and the answer carry the origin", async () => {
+  const local = await startTestServer(demoGraphs(), { anthropic: true, cors: { origins: ["https://app.example"] } });
+  try {
+    const preflight = await fetch(`${local.baseURL}/messages`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type,x-api-key",
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get("access-control-allow-origin"), "https://app.example");
+    const answer = await fetch(`${local.baseURL}/messages`, {
+      method: "POST",
+      headers: { origin: "https://app.example", "content-type": "application/json" },
+      body: JSON.stringify({ model: "echo", max_tokens: 16, messages: say("from a page") }),
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get("access-control-allow-origin"), "https://app.example");
+  } finally {
+    await local.close();
+  }
+});

@@ -5,8 +5,8 @@ import type { Surface, SurfaceContext } from "../../http/surface.js";
 /**
  * The Anthropic Messages API at `/messages` and `/messages/count_tokens`: Claude Code (through
  * `ANTHROPIC_BASE_URL`) and the Anthropic SDKs talk to a graph as to a Claude model
- * (docs/anthropic.md). Its errors are Anthropic's shape, so it is mounted on its own beside the
- * OpenAI routes, under the same prefix.
+ * (docs/anthropic.md). Its errors are Anthropic's shape: in the API's mount, it answers them
+ * from a scope of its own (the shared server gives one to a surface with its own shape).
  */
 export function anthropicSurface(): Surface {
   return {

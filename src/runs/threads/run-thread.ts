@@ -29,6 +29,12 @@ export function threadKey(scope: string, model: string, name: string): string {
  */
 export type ThreadRequest = { kind: "continue"; threadId: string; from?: string } | { kind: "session"; session: string };
 
+/** The session a chat-shaped request names (`metadata.session_id`): on a stateful graph, its thread. */
+export function sessionThread(request: { metadata: Record<string, string> }): ThreadRequest | undefined {
+  const session = request.metadata.session_id;
+  return session === undefined || session === "" ? undefined : { kind: "session", session };
+}
+
 interface Checkpointer {
   getTuple(config: object): Promise<{ config?: { configurable?: { checkpoint_id?: string } } } | undefined>;
   deleteThread?(threadId: string): Promise<void>;

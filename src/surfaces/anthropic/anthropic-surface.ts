@@ -1,6 +1,8 @@
-import type { FastifyInstance } from "fastify";
 import { anthropicErrorBody } from "../../dialects/anthropic/anthropic-error.js";
-import type { Surface, SurfaceContext } from "../../http/surface.js";
+import { RouteTable, registerLazyRoutes } from "../../http/lazy-routes.js";
+import type { Surface } from "../../http/surface.js";
+
+const METHODS = { "/messages": ["POST"], "/messages/count_tokens": ["POST"] } as const;
 
 /**
  * The Anthropic Messages API at `/messages` and `/messages/count_tokens`: Claude Code (through
@@ -11,24 +13,37 @@ import type { Surface, SurfaceContext } from "../../http/surface.js";
 export function anthropicSurface(): Surface {
   return {
     name: "anthropic",
-    register: (app: FastifyInstance, context: SurfaceContext) => {
-      // The dialect (its schemas) loads on the first request.
-      const route = () => import("./messages-route.js");
-      app.post(
-        "/messages",
-        { bodyLimit: context.bodyLimit, schema: { summary: "Run a graph as an Anthropic Message", tags: ["anthropic"] } },
-        async (request, reply) => (await route()).answerMessages(request, reply, context),
-      );
-      app.post(
-        "/messages/count_tokens",
-        { bodyLimit: context.bodyLimit, schema: { summary: "Count an Anthropic Messages request's input tokens", tags: ["anthropic"] } },
-        async (request) => (await route()).countMessageTokens(request, context),
+    register: (app, context) => {
+      // The dialect (its schemas) and the run engine load on the first request.
+      registerLazyRoutes(
+        app,
+        METHODS,
+        async () => {
+          const { answerMessages, countMessageTokens } = await import("./messages-route.js");
+          const table = new RouteTable();
+          table.post("/messages", (request, reply) => answerMessages(request, reply, context));
+          table.post("/messages/count_tokens", async (request) => countMessageTokens(request, context));
+          return table;
+        },
+        {
+          "POST /messages": {
+            bodyLimit: context.bodyLimit,
+            schema: { summary: "Run a graph as an Anthropic Message", tags: ["anthropic"] },
+          },
+          "POST /messages/count_tokens": {
+            bodyLimit: context.bodyLimit,
+            schema: { summary: "Count an Anthropic Messages request's input tokens", tags: ["anthropic"] },
+          },
+        },
       );
     },
-    methods: { "/messages": ["POST"], "/messages/count_tokens": ["POST"] },
+    methods: METHODS,
     apiLabels: { "/messages": "anthropic", "/messages/count_tokens": "anthropic" },
     runPaths: ["/messages"],
     errorBody: anthropicErrorBody,
+    warm: async () => {
+      await import("./messages-route.js");
+    },
     // Anthropic's clients add `/v1/messages` to their base URL.
     bannerRows: (base) => [
       [

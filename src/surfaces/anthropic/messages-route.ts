@@ -8,13 +8,7 @@ import { writeSse } from "../../http/sse-writer.js";
 import type { SurfaceContext } from "../../http/surface.js";
 import { assertVisible } from "../../http/visibility.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
-import type { ChatCompletionRequest } from "../../wire/request.js";
-
-/** The session a request names (`metadata.session_id`): on a stateful graph, its thread. */
-function sessionThread(body: ChatCompletionRequest) {
-  const session = body.metadata.session_id;
-  return session === undefined || session === "" ? undefined : { kind: "session" as const, session };
-}
+import { sessionThread } from "../../runs/threads/run-thread.js";
 
 /**
  * `POST /messages`: one graph run as an Anthropic Message, complete or streamed. What is wrong
@@ -57,7 +51,6 @@ export async function answerMessages(request: FastifyRequest, reply: FastifyRepl
 export async function countMessageTokens(request: FastifyRequest, context: SurfaceContext) {
   const body = parseCountTokensRequest(request.body);
   assertVisible(context.registry, request.chatServeCaller, body.model);
-  const { registry } = context;
-  if (!registry.getGraphNames().includes(body.model)) throw registry.modelNotFound(body.model, registry.getGraphNames());
+  context.registry.getGraph(body.model);
   return { input_tokens: await countInputTokens(body) };
 }

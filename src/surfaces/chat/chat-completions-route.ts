@@ -14,8 +14,7 @@ import { type ClientProfile, observedEvents, type RunRouteOptions, runForRequest
 import { writeSse } from "../../http/sse-writer.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
-import type { ThreadRequest } from "../../runs/threads/run-thread.js";
-import type { ChatCompletionRequest } from "../../wire/request.js";
+import { sessionThread } from "../../runs/threads/run-thread.js";
 
 /** Which wire a request gets: the strict one, or the one chat UIs can use. */
 
@@ -33,15 +32,6 @@ function completionId(): string {
 /** The chunks of the `chat-ui` profile: the strict ones with client events as the UI's own. */
 function uiChunks(chunks: CompletionChunks): CompletionChunks {
   return { first: chunks.first.map(uiChunk), of: (event) => chunks.of(event).map(uiChunk) };
-}
-
-/**
- * The session a chat request names (`metadata.session_id`; in the chat-ui profile, the UI's
- * chat id): on a stateful graph, its thread.
- */
-function sessionThread(body: ChatCompletionRequest): ThreadRequest | undefined {
-  const session = body.metadata.session_id;
-  return session === undefined || session === "" ? undefined : { kind: "session", session };
 }
 
 /** An answer that runs no graph (a UI task, or a resume problem said in words), complete or streamed. */

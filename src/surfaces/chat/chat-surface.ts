@@ -1,5 +1,5 @@
+import { RouteTable, registerLazyRoutes } from "../../http/lazy-routes.js";
 import type { Surface } from "../../http/surface.js";
-import type { ChatRouteOptions } from "./chat-completions-route.js";
 
 /**
  * OpenAI chat completions: `POST /chat/completions`, in the mount's profile (strict, or
@@ -7,21 +7,32 @@ import type { ChatRouteOptions } from "./chat-completions-route.js";
  * first, see `Surface.warm`), not with the server.
  */
 export function chatSurface(): Surface {
-  const route = () => import("./chat-completions-route.js");
+  const methods = { "/chat/completions": ["POST"] } as const;
   return {
     name: "chat",
     register: (app, context) => {
-      app.post(
-        "/chat/completions",
-        { bodyLimit: context.bodyLimit, schema: { summary: "Run a graph as a chat completion", tags: ["chat"] } },
-        async (request, reply) => (await route()).answerChatCompletion(request, reply, context as ChatRouteOptions),
+      registerLazyRoutes(
+        app,
+        methods,
+        async () => {
+          const { answerChatCompletion } = await import("./chat-completions-route.js");
+          const table = new RouteTable();
+          table.post("/chat/completions", (request, reply) => answerChatCompletion(request, reply, context));
+          return table;
+        },
+        {
+          "POST /chat/completions": {
+            bodyLimit: context.bodyLimit,
+            schema: { summary: "Run a graph as a chat completion", tags: ["chat"] },
+          },
+        },
       );
     },
-    methods: { "/chat/completions": ["POST"] },
+    methods,
     apiLabels: { "/chat/completions": "chat.completions" },
     runPaths: ["/chat/completions"],
     warm: async () => {
-      await route();
+      await import("./chat-completions-route.js");
     },
   };
 }

@@ -4,6 +4,7 @@ import { parseEnv } from "node:util";
 import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
+import { PARSE_ONCE } from "../util/parse-once.js";
 
 /** The file `langgraph dev` and the LangGraph API server read a project's graphs from. */
 export const LANGGRAPH_JSON = "langgraph.json";
@@ -45,7 +46,7 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
   } catch (error) {
     throw new ConfigError(`${displayPath}: could not be read: ${firstLine(error)}`, { cause: error });
   }
-  const parsed = langGraphJsonSchema.safeParse(value);
+  const parsed = langGraphJsonSchema.safeParse(value, PARSE_ONCE);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `;

@@ -17,6 +17,7 @@ import {
   readLangGraphJson,
 } from "./langgraph-json.js";
 import { ModuleLoader } from "./module-loader.js";
+import { PARSE_ONCE } from "../util/parse-once.js";
 
 export const CONFIG_FILE_NAMES = [
   "chat-serve.config.ts",
@@ -83,7 +84,7 @@ export async function loadConfig(
   }
   try {
     const raw = options.operator === true ? { ...(config as Record<string, unknown>), auth: undefined } : config;
-    return { filepath, displayPath, config: configSchema.parse(raw), modules };
+    return { filepath, displayPath, config: configSchema.parse(raw, PARSE_ONCE), modules };
   } catch (error) {
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
     throw error;
@@ -122,7 +123,7 @@ function fromLangGraphJson(filepath: string, displayPath: string, modules: Modul
     graphs[id] = { graph: graph.reference, description: graph.description ?? defaultDescription(id, graph), ...LANGGRAPH_DEFAULTS };
   }
   try {
-    return { filepath, displayPath, config: configSchema.parse({ graphs }), modules, langgraph: { project, defaultDescriptions } };
+    return { filepath, displayPath, config: configSchema.parse({ graphs }, PARSE_ONCE), modules, langgraph: { project, defaultDescriptions } };
   } catch (error) {
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
     throw error;

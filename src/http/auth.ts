@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { InvalidApiKeyError } from "../errors/catalogue.js";
+import { PARSE_ONCE } from "../util/parse-once.js";
 
 /** Who is calling, once authenticated: the tenant, and the models its key may use (all when absent). */
 export interface Caller {
@@ -79,7 +80,7 @@ export class Authenticator {
 
   constructor(settings: AuthSettings) {
     this.#keys = (settings.keys ?? []).map((raw, index) => {
-      const parsed = apiKeyEntrySchema.safeParse(raw);
+      const parsed = apiKeyEntrySchema.safeParse(raw, PARSE_ONCE);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         throw new TypeError(`auth.keys.${[index, ...issue.path].join(".")}: ${issue.message}`);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
 import type { TracingSettings } from "../tracing/tracing-callback.js";
+import { PARSE_ONCE } from "../util/parse-once.js";
 
 const booleanText = z
   .string()
@@ -30,7 +31,7 @@ export interface EnvSettings {
 
 /** Reads and validates the `SVC_*` and `TRACING_*` settings; a bad value names the variable. */
 export function readEnvSettings(env: NodeJS.ProcessEnv = process.env): EnvSettings {
-  const result = envSchema.safeParse(env);
+  const result = envSchema.safeParse(env, PARSE_ONCE);
   if (!result.success) {
     const issue = result.error.issues[0];
     const name = String(issue?.path[0] ?? "environment");

@@ -8,6 +8,7 @@ import type { ContextFactory } from "../settings/runtime-context.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { ALL_FEATURES, GraphFeature } from "./features.js";
 import type { ServableGraph } from "./servable-graph.js";
+import { PARSE_ONCE } from "../util/parse-once.js";
 
 /** A compiled graph, a StateGraph, or a sync or async factory returning either. */
 export type GraphSource = ServableGraph | { compile(options?: object): unknown } | (() => unknown);
@@ -165,7 +166,7 @@ const graphConfigSchema = z.strictObject({
 
 /** Validates one configuration; throws the zod error for the caller to word. */
 export function parseGraphConfig(input: unknown): GraphConfig {
-  const parsed = graphConfigSchema.parse(input);
+  const parsed = graphConfigSchema.parse(input, PARSE_ONCE);
   return Object.freeze({
     graph: parsed.graph,
     description: parsed.description,

@@ -1,30 +1,42 @@
-import type { FastifyInstance } from "fastify";
-import type { Surface, SurfaceContext } from "../../http/surface.js";
+import { RouteTable, registerLazyRoutes } from "../../http/lazy-routes.js";
+import type { Surface } from "../../http/surface.js";
 
 type ModelParams = { Params: { model: string } };
 
 /**
  * AG-UI 1.0 at `/ag-ui/{model}`: `@ag-ui/client`'s `HttpAgent` and CopilotKit run a graph with
  * no adapter (docs/ag-ui.md). `threadId` is the thread; a graph's pause ends the run with the
- * `interrupt` outcome, answered by the next run's `resume`.
+ * `interrupt` outcome, answered by the next run's `resume`. The dialect and `@ag-ui/core`'s
+ * schemas load with the first request, or once the server has answered its first (`Surface.warm`).
  */
 export function agUiSurface(): Surface {
+  const methods = { "/ag-ui/:model": ["POST"] } as const;
   return {
     name: "ag-ui",
-    register: (app: FastifyInstance, context: SurfaceContext) => {
-      app.post<ModelParams>(
-        "/ag-ui/:model",
-        {
-          bodyLimit: context.bodyLimit,
-          schema: { summary: "Run a graph as an AG-UI agent (RunAgentInput in, events out)", tags: ["ag-ui"] },
+    register: (app, context) => {
+      registerLazyRoutes(
+        app,
+        methods,
+        async () => {
+          const { answerRunInput } = await import("./ag-ui-route.js");
+          const table = new RouteTable();
+          table.post<ModelParams>("/ag-ui/:model", (request, reply) => answerRunInput(request, reply, context));
+          return table;
         },
-        // The dialect and @ag-ui/core's schemas load on the first request.
-        async (request, reply) => (await import("./ag-ui-route.js")).answerRunInput(request, reply, context),
+        {
+          "POST /ag-ui/:model": {
+            bodyLimit: context.bodyLimit,
+            schema: { summary: "Run a graph as an AG-UI agent (RunAgentInput in, events out)", tags: ["ag-ui"] },
+          },
+        },
       );
     },
-    methods: { "/ag-ui/:model": ["POST"] },
+    methods,
     apiLabels: { "/ag-ui/:model": "ag-ui" },
     runPaths: ["/ag-ui/:model"],
     bannerRows: (base) => [["ag-ui", `${base}/ag-ui/{model}  (AG-UI 1.0: HttpAgent, CopilotKit)`]],
+    warm: async () => {
+      await import("./ag-ui-route.js");
+    },
   };
 }

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from "fastify";
-import type { Surface, SurfaceContext } from "../../http/surface.js";
+import { RouteTable, registerLazyRoutes } from "../../http/lazy-routes.js";
+import type { Surface } from "../../http/surface.js";
 
 type ModelParams = { Params: { model: string } };
 
@@ -7,22 +7,37 @@ type ModelParams = { Params: { model: string } };
  * The AI SDK's UI message stream at `/ai-sdk/{model}`: `useChat` with
  * `DefaultChatTransport({ api })` talks to a graph with no server code of its own
  * (docs/ai-sdk.md). The chat id names the session; a graph's pause is a `graph_interrupt`
- * tool part the page answers with `addToolOutput`.
+ * tool part the page answers with `addToolOutput`. The dialect (its schemas) loads with the
+ * first request, or once the server has answered its first (`Surface.warm`).
  */
 export function aiSdkSurface(): Surface {
+  const methods = { "/ai-sdk/:model": ["POST"] } as const;
   return {
     name: "ai-sdk",
-    register: (app: FastifyInstance, context: SurfaceContext) => {
-      app.post<ModelParams>(
-        "/ai-sdk/:model",
-        { bodyLimit: context.bodyLimit, schema: { summary: "Run a graph for the AI SDK's useChat (UI message stream)", tags: ["ai-sdk"] } },
-        // The dialect (its schemas) loads on the first request.
-        async (request, reply) => (await import("./ai-sdk-route.js")).answerUiRequest(request, reply, context),
+    register: (app, context) => {
+      registerLazyRoutes(
+        app,
+        methods,
+        async () => {
+          const { answerUiRequest } = await import("./ai-sdk-route.js");
+          const table = new RouteTable();
+          table.post<ModelParams>("/ai-sdk/:model", (request, reply) => answerUiRequest(request, reply, context));
+          return table;
+        },
+        {
+          "POST /ai-sdk/:model": {
+            bodyLimit: context.bodyLimit,
+            schema: { summary: "Run a graph for the AI SDK's useChat (UI message stream)", tags: ["ai-sdk"] },
+          },
+        },
       );
     },
-    methods: { "/ai-sdk/:model": ["POST"] },
+    methods,
     apiLabels: { "/ai-sdk/:model": "ai-sdk" },
     runPaths: ["/ai-sdk/:model"],
     bannerRows: (base) => [["ai-sdk", `${base}/ai-sdk/{model}  (useChat's UI message stream)`]],
+    warm: async () => {
+      await import("./ai-sdk-route.js");
+    },
   };
 }

@@ -7,6 +7,7 @@ import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { didYouMean } from "../util/did-you-mean.js";
+import { PARSE_ONCE } from "../util/parse-once.js";
 import { configSchema, type ParsedConfig } from "./define-config.js";
 import {
   applyLangGraphEnv,
@@ -17,7 +18,6 @@ import {
   readLangGraphJson,
 } from "./langgraph-json.js";
 import { ModuleLoader } from "./module-loader.js";
-import { PARSE_ONCE } from "../util/parse-once.js";
 
 export const CONFIG_FILE_NAMES = [
   "chat-serve.config.ts",
@@ -123,7 +123,13 @@ function fromLangGraphJson(filepath: string, displayPath: string, modules: Modul
     graphs[id] = { graph: graph.reference, description: graph.description ?? defaultDescription(id, graph), ...LANGGRAPH_DEFAULTS };
   }
   try {
-    return { filepath, displayPath, config: configSchema.parse({ graphs }, PARSE_ONCE), modules, langgraph: { project, defaultDescriptions } };
+    return {
+      filepath,
+      displayPath,
+      config: configSchema.parse({ graphs }, PARSE_ONCE),
+      modules,
+      langgraph: { project, defaultDescriptions },
+    };
   } catch (error) {
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });
     throw error;

@@ -5,10 +5,10 @@ import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import type { ToolEventsSetting } from "../events/tool-events.js";
 import { ClientSettings, type ClientSettingsModel } from "../settings/client-settings.js";
 import type { ContextFactory } from "../settings/runtime-context.js";
+import { PARSE_ONCE } from "../util/parse-once.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
 import { ALL_FEATURES, GraphFeature } from "./features.js";
 import type { ServableGraph } from "./servable-graph.js";
-import { PARSE_ONCE } from "../util/parse-once.js";
 
 /** A compiled graph, a StateGraph, or a sync or async factory returning either. */
 export type GraphSource = ServableGraph | { compile(options?: object): unknown } | (() => unknown);

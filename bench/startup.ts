@@ -11,7 +11,7 @@ import { median } from "./lib/load.js";
 import { ROOT, startChatServe } from "./lib/processes.js";
 import { plainRow, type Row } from "./lib/results.js";
 
-const STARTS = Number(process.env.BENCH_STARTS ?? 5);
+const STARTS = Number(process.env.BENCH_STARTS ?? 9);
 
 async function timeStart(): Promise<number> {
   const started = performance.now();
@@ -53,6 +53,11 @@ export async function startup(): Promise<Row[]> {
     warm.push(await timeStart());
     imports.push(await timeImport());
   }
+  // Each start is paired with the import that follows it: the ratio is the median of the pairs'
+  // ratios, so a slow minute of the machine slows both sides of a pair rather than one median.
+  const ratios = warm.map((ms, index) => ms / imports[index]!);
+  const ratio = median(ratios);
+  const met = ratio <= 1.2 ? "yes" : "no";
   const baseline = `${Math.round(median(imports))} ms (node importing LangGraph, fastify and the demo graphs)`;
   return [
     plainRow(
@@ -62,16 +67,16 @@ export async function startup(): Promise<Row[]> {
       baseline,
       "–",
       "≤ 1.2× the baseline",
-      median(warm) <= 1.2 * median(imports) ? "yes" : "no",
+      met,
     ),
     plainRow(
       "start-up",
-      "warm start / baseline",
-      `${(median(warm) / median(imports)).toFixed(2)}×`,
+      "warm start / baseline (median of the paired ratios)",
+      `${ratio.toFixed(2)}× (pairs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
       baseline,
       "–",
       "≤ 1.2×",
-      median(warm) <= 1.2 * median(imports) ? "yes" : "no",
+      met,
     ),
     plainRow("start-up", "cold start (transpile cache emptied)", `${Math.round(cold)} ms`, baseline, "–", "–", "–"),
   ];

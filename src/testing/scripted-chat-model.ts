@@ -122,13 +122,21 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
    * The scripted reply as a provider would send it: cut before the first stop sequence, then
    * at the token limit (words here), with the finish reason that says which.
    */
-  private reply(messages: BaseMessage[], options: ScriptedCallOptions): ScriptedReply & { finishReason: "stop" | "length" } {
+  private reply(
+    messages: BaseMessage[],
+    options: ScriptedCallOptions,
+  ): ScriptedReply & { finishReason: "stop" | "length"; stopSequence?: string } {
     const scripted = this.respond(messages, options);
     const reply = typeof scripted === "string" ? { text: scripted } : scripted;
     let text = reply.text;
+    // The stop sequence that comes first in the reply ends it.
+    let stopSequence: string | undefined;
     for (const stop of options.stop ?? []) {
       const at = text.indexOf(stop);
-      if (at >= 0) text = text.slice(0, at);
+      if (at >= 0) {
+        text = text.slice(0, at);
+        stopSequence = stop;
+      }
     }
     const words = text.match(/\S+\s*|\s+/gu) ?? [];
     if (this.maxTokens !== undefined && countWords(text) > this.maxTokens) {
@@ -141,7 +149,12 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
       }
       return { ...reply, text: cut.trimEnd(), finishReason: "length" };
     }
-    return { ...reply, text, finishReason: "stop" };
+    return { ...reply, text, finishReason: "stop", ...(stopSequence === undefined ? {} : { stopSequence }) };
+  }
+
+  /** The finish reason, and the stop sequence that ended the reply as Anthropic's models report it. */
+  private responseMetadata(reply: { finishReason: "stop" | "length"; stopSequence?: string }) {
+    return { finish_reason: reply.finishReason, ...(reply.stopSequence === undefined ? {} : { stop_sequence: reply.stopSequence }) };
   }
 
   private usageMetadata(messages: BaseMessage[], reply: ScriptedReply) {
@@ -187,7 +200,7 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
       ...this.reasoningFields(reply.reasoning, reply.reasoningForm, reply.text),
       tool_calls: this.toolCalls(reply),
       usage_metadata: this.usageMetadata(messages, reply),
-      response_metadata: { finish_reason: reply.finishReason },
+      response_metadata: this.responseMetadata(reply),
     });
     return { generations: [{ text: reply.text, message }] };
   }
@@ -236,7 +249,7 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
           type: "tool_call_chunk" as const,
         })),
         usage_metadata: this.usageMetadata(messages, reply),
-        response_metadata: { finish_reason: reply.finishReason },
+        response_metadata: this.responseMetadata(reply),
       }),
     });
   }

@@ -78,6 +78,20 @@ describe("the Anthropic Messages API", () => {
     assert.ok(textOf(message).length < "one two three four five".length);
   });
 
+  test("a stop sequence that ends the answer is named, complete and streamed", async () => {
+    const body = { model: "echo", max_tokens: 64, stop_sequences: ["zz", "three"], messages: say("one two three four") };
+    const message = await client.messages.create(body);
+    assert.equal(message.stop_reason, "stop_sequence");
+    assert.equal(message.stop_sequence, "three");
+    assert.equal(textOf(message).trim(), "one two");
+    const streamed = await client.messages.stream(body).finalMessage();
+    assert.equal(streamed.stop_reason, "stop_sequence");
+    assert.equal(streamed.stop_sequence, "three");
+    const unmet = await client.messages.create({ ...body, stop_sequences: ["zz"] });
+    assert.equal(unmet.stop_reason, "end_turn");
+    assert.equal(unmet.stop_sequence, null);
+  });
+
   test("tools: a tool_use block (streamed as input_json_delta), and its tool_result answered", async () => {
     const stream = client.messages.stream({ model: "tools", max_tokens: 256, tools: [WEATHER_TOOL], messages: say("Weather in Oslo?") });
     const first = await stream.finalMessage();

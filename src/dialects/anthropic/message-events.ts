@@ -27,6 +27,13 @@ export function messageId(): string {
 
 const STOP: Record<FinishReason, string> = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use" };
 
+/** Why the answer ended: one of the request's `stop_sequences` (named) when the model says so. */
+function stopOf(output: AssistantOutput): { stop_reason: string; stop_sequence: string | null } {
+  return output.stopSequence === undefined
+    ? { stop_reason: STOP[output.finishReason], stop_sequence: null }
+    : { stop_reason: "stop_sequence", stop_sequence: output.stopSequence };
+}
+
 type AnthropicUsage = { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
 
 function usageOf(usage: Usage | undefined): AnthropicUsage {
@@ -93,8 +100,7 @@ export function toMessage(identity: MessageIdentity, output: AssistantOutput, us
     role: "assistant",
     model: identity.model,
     content,
-    stop_reason: STOP[output.finishReason],
-    stop_sequence: null,
+    ...stopOf(output),
     usage: usageOf(usage),
   };
 }
@@ -185,10 +191,7 @@ export function messageEvents(identity: MessageIdentity): {
               { type: "content_block_stop", index },
             );
           }
-          events.push(
-            { type: "message_delta", delta: { stop_reason: STOP[output.finishReason], stop_sequence: null }, usage: usageOf(event.usage) },
-            { type: "message_stop" },
-          );
+          events.push({ type: "message_delta", delta: stopOf(output), usage: usageOf(event.usage) }, { type: "message_stop" });
           return events;
         }
       }

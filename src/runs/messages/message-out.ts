@@ -13,6 +13,8 @@ export interface AssistantOutput {
   finishReason: FinishReason;
   /** What the model reasoned before it answered, when it said and the graph lets clients see it. */
   reasoning?: Reasoning;
+  /** The stop sequence that ended the answer, when the model says which (Anthropic's models do). */
+  stopSequence?: string;
 }
 
 interface ToolCallLike {
@@ -45,11 +47,14 @@ export function toAssistantOutput(message: BaseMessage, withReasoning: boolean):
   const annotations: UrlCitation[] = collectCitations(message);
   const toolCalls = ((message as { tool_calls?: ToolCallLike[] }).tool_calls ?? []).map(toWireToolCall);
   const reasoning = withReasoning ? messageReasoning(message) : undefined;
+  const finishReason = finishReasonOf(message, toolCalls.length > 0);
+  const stopSequence = (message.response_metadata as Record<string, unknown> | undefined)?.stop_sequence;
   return {
     text: messageText(message),
     toolCalls,
     annotations,
-    finishReason: finishReasonOf(message, toolCalls.length > 0),
+    finishReason,
     ...(reasoning === undefined ? {} : { reasoning }),
+    ...(finishReason === "stop" && typeof stopSequence === "string" && stopSequence !== "" ? { stopSequence } : {}),
   };
 }

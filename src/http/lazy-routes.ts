@@ -110,3 +110,26 @@ export function registerLazyRoutes(
   }
   return { loaded: () => loading, load: table };
 }
+
+/**
+ * A surface's single `POST` route (a run route: chat completions, the AI SDK's, AG-UI's),
+ * answered by the handler `load()` gives once its module has loaded: `registerLazyRoutes`
+ * for one route, with the mount's body limit and its summary for the docs.
+ */
+export function registerLazyPost<T extends RouteGenericInterface = RouteGenericInterface>(
+  app: FastifyInstance,
+  url: string,
+  route: { bodyLimit: number; summary: string; tag: string },
+  load: () => Promise<(request: FastifyRequest<T>, reply: FastifyReply) => Promise<unknown>>,
+): void {
+  registerLazyRoutes(
+    app,
+    { [url]: ["POST"] },
+    async () => {
+      const table = new RouteTable();
+      table.post<T>(url, await load());
+      return table;
+    },
+    { [`POST ${url}`]: { bodyLimit: route.bodyLimit, schema: { summary: route.summary, tags: [route.tag] } } },
+  );
+}

@@ -1,7 +1,5 @@
-import { RouteTable, registerLazyRoutes } from "../../http/lazy-routes.js";
+import { registerLazyPost } from "../../http/lazy-routes.js";
 import type { Surface } from "../../http/surface.js";
-
-type ModelParams = { Params: { model: string } };
 
 /**
  * The AI SDK's UI message stream at `/ai-sdk/{model}`: `useChat` with
@@ -11,28 +9,19 @@ type ModelParams = { Params: { model: string } };
  * first request, or once the server has answered its first (`Surface.warm`).
  */
 export function aiSdkSurface(): Surface {
-  const methods = { "/ai-sdk/:model": ["POST"] } as const;
   return {
     name: "ai-sdk",
-    register: (app, context) => {
-      registerLazyRoutes(
+    register: (app, context) =>
+      registerLazyPost<{ Params: { model: string } }>(
         app,
-        methods,
+        "/ai-sdk/:model",
+        { bodyLimit: context.bodyLimit, summary: "Run a graph for the AI SDK's useChat (UI message stream)", tag: "ai-sdk" },
         async () => {
           const { answerUiRequest } = await import("./ai-sdk-route.js");
-          const table = new RouteTable();
-          table.post<ModelParams>("/ai-sdk/:model", (request, reply) => answerUiRequest(request, reply, context));
-          return table;
+          return (request, reply) => answerUiRequest(request, reply, context);
         },
-        {
-          "POST /ai-sdk/:model": {
-            bodyLimit: context.bodyLimit,
-            schema: { summary: "Run a graph for the AI SDK's useChat (UI message stream)", tags: ["ai-sdk"] },
-          },
-        },
-      );
-    },
-    methods,
+      ),
+    methods: { "/ai-sdk/:model": ["POST"] },
     apiLabels: { "/ai-sdk/:model": "ai-sdk" },
     runPaths: ["/ai-sdk/:model"],
     bannerRows: (base) => [["ai-sdk", `${base}/ai-sdk/{model}  (useChat's UI message stream)`]],

@@ -1,4 +1,4 @@
-import { RouteTable, registerLazyRoutes } from "../../http/lazy-routes.js";
+import { registerLazyPost } from "../../http/lazy-routes.js";
 import type { Surface } from "../../http/surface.js";
 
 /**
@@ -7,28 +7,19 @@ import type { Surface } from "../../http/surface.js";
  * first, see `Surface.warm`), not with the server.
  */
 export function chatSurface(): Surface {
-  const methods = { "/chat/completions": ["POST"] } as const;
   return {
     name: "chat",
-    register: (app, context) => {
-      registerLazyRoutes(
+    register: (app, context) =>
+      registerLazyPost(
         app,
-        methods,
+        "/chat/completions",
+        { bodyLimit: context.bodyLimit, summary: "Run a graph as a chat completion", tag: "chat" },
         async () => {
           const { answerChatCompletion } = await import("./chat-completions-route.js");
-          const table = new RouteTable();
-          table.post("/chat/completions", (request, reply) => answerChatCompletion(request, reply, context));
-          return table;
+          return (request, reply) => answerChatCompletion(request, reply, context);
         },
-        {
-          "POST /chat/completions": {
-            bodyLimit: context.bodyLimit,
-            schema: { summary: "Run a graph as a chat completion", tags: ["chat"] },
-          },
-        },
-      );
-    },
-    methods,
+      ),
+    methods: { "/chat/completions": ["POST"] },
     apiLabels: { "/chat/completions": "chat.completions" },
     runPaths: ["/chat/completions"],
     warm: async () => {

@@ -76,6 +76,14 @@ describe("threads", () => {
     assert.notEqual(copy.thread_id, id);
     const copied = await client.runs.wait(copy.thread_id, "memory", { input: user("on the copy") });
     assert.match(String(lastText(copied)), /Before that you said: "first words"/u, "the copy has the whole history");
+    // GET, PATCH and DELETE are one route: HEAD answers as GET does, without a body; POST is 405.
+    const head = await send("HEAD", `/threads/${id}`);
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), "");
+    assert.equal(Number(head.headers.get("content-length")), (await (await send("GET", `/threads/${id}`)).arrayBuffer()).byteLength);
+    const wrong = await send("POST", `/threads/${id}`, {});
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.headers.get("allow"), "GET, PATCH, DELETE, HEAD");
     await client.threads.delete(other.thread_id);
     assert.equal((await send("GET", `/threads/${other.thread_id}`)).status, 404);
   });

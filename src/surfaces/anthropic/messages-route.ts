@@ -51,6 +51,6 @@ export async function answerMessages(request: FastifyRequest, reply: FastifyRepl
 export async function countMessageTokens(request: FastifyRequest, context: SurfaceContext) {
   const body = parseCountTokensRequest(request.body);
   assertVisible(context.registry, request.chatServeCaller, body.model);
-  context.registry.getGraph(body.model);
+  context.registry.getGraph(body.model); // an unknown model: its 404 (not_found_error)
   return { input_tokens: await countInputTokens(body) };
 }

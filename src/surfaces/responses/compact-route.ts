@@ -33,7 +33,7 @@ export async function compactConversation(request: FastifyRequest, options: RunR
   const { model, input, previous_response_id: previous } = parsedBody.data;
   assertVisible(options.registry, request.chatServeCaller, model);
   const { registry } = options;
-  registry.getGraph(model);
+  registry.getGraph(model); // an unknown model: its 404 (model_not_found)
   if ((input === undefined || input === null || input.length === 0) && (previous === undefined || previous === null)) {
     throw new InvalidRequestError("Give the conversation to compact: its input, or the previous_response_id it continues.", {
       param: "input",

@@ -2,7 +2,8 @@
 // spawn to the first answer of GET /v1/models. The first start has jiti's transpile cache
 // emptied (cold); the others reuse it (warm, the median). The baseline is what no fastify
 // server of these LangGraph graphs can skip: a Node process that imports `@langchain/langgraph`
-// and fastify, and the demo graph modules through jiti (as chat-serve's loader does), and exits.
+// and fastify, and the demo graph modules through jiti (loaded with `require`, as chat-serve's loader
+// loads it), and exits.
 
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -32,7 +33,8 @@ async function timeImport(): Promise<number> {
   const script = [
     "await import('@langchain/langgraph');",
     "await import('fastify');",
-    "const { createJiti } = await import('jiti');",
+    "const { createRequire } = await import('node:module');",
+    `const { createJiti } = createRequire(${JSON.stringify(`${ROOT}noop.js`)})('jiti');`,
     `const jiti = createJiti(${JSON.stringify(`${ROOT}noop.js`)}, { interopDefault: false, moduleCache: true, fsCache: true });`,
     `for (const file of ${JSON.stringify(graphs)}) await jiti.import(file);`,
   ].join("\n");

@@ -2,10 +2,14 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import chalk from "chalk";
-import { Command } from "commander";
+import type { Command as CommandClass } from "commander";
 import { reportError } from "./output.js";
 
-const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+const require = createRequire(import.meta.url);
+const { version } = require("../../package.json") as { version: string };
+// commander by `require`: imported, its CommonJS modules would go through node's ESM lexer (see
+// "Start-up" in docs/development.md).
+const { Command } = require("commander") as { Command: typeof CommandClass };
 
 const ENVIRONMENT_HELP = `
 Environment (a flag beats the environment, which beats the config file; a .env file in the
@@ -25,7 +29,7 @@ function loadDotEnv(): void {
 }
 
 /** The `chat-serve` program. Commands load their modules lazily so `--help` stays fast. */
-export function buildProgram(): Command {
+export function buildProgram(): CommandClass {
   const program = new Command("chat-serve")
     .description("Serve LangGraph.js graphs as OpenAI-compatible models (chat completions and the Responses API).")
     .version(version)

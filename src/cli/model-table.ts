@@ -1,7 +1,7 @@
 import chalk from "chalk";
-import Table from "cli-table3";
 import { wireFeatureName } from "../registry/features.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
+import { Table } from "./table.js";
 
 /** One row of the model table, also the `--json` shape of `chat-serve models`. */
 export interface ModelRow {

@@ -1,6 +1,6 @@
 import chalk from "chalk";
-import Table from "cli-table3";
 import { olderThanMs, withPendingRunStores } from "../pending-run-stores.js";
+import { Table } from "../table.js";
 
 export interface PendingOptions {
   olderThan?: string;

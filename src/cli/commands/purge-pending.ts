@@ -1,7 +1,7 @@
 import chalk from "chalk";
-import Table from "cli-table3";
 import { deleteIdleRuns } from "../../coordination/expire-pending.js";
 import { olderThanMs, withPendingRunStores } from "../pending-run-stores.js";
+import { Table } from "../table.js";
 
 export interface PurgeOptions {
   olderThan: string;

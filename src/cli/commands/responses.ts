@@ -1,11 +1,11 @@
 import chalk from "chalk";
-import Table from "cli-table3";
 import { storeConfigOf } from "../../config/define-config.js";
 import { loadConfig } from "../../config/load-config.js";
 import { UserError } from "../../errors/catalogue.js";
 import { backendsFromConfig } from "../../server/backends.js";
 import { deleteReleasedThreads } from "../../server/store-sweeper.js";
 import { olderThanMs } from "../pending-run-stores.js";
+import { Table } from "../table.js";
 
 export interface ResponsesPurgeOptions {
   olderThan: string;

@@ -114,14 +114,14 @@ export function registerLazyRoutes(
     // Otherwise one route answers all of the path's methods, HEAD with GET's handler (node sends
     // no body for a HEAD): fewer routes for fastify to make at start than a route per method
     // and fastify's HEAD twin of each GET (the Agent Protocol's 55 are 32).
-    const answered: HTTPMethods[] = verbs.includes("GET") && !verbs.includes("HEAD") ? [...verbs, "HEAD"] : [...verbs];
+    const headAsGet = verbs.includes("GET") && !verbs.includes("HEAD");
     const handlers = new Map<string, AnyHandler>();
     app.route({
-      method: answered,
+      method: headAsGet ? [...verbs, "HEAD"] : [...verbs],
       url,
       exposeHeadRoute: false,
       handler: async (request, reply) => {
-        const method = (request.method === "HEAD" && !verbs.includes("HEAD") ? "GET" : request.method) as HTTPMethods;
+        const method = (headAsGet && request.method === "HEAD" ? "GET" : request.method) as HTTPMethods;
         let handler = handlers.get(method);
         if (handler === undefined) {
           handler = (await table()).handler(method, url) as AnyHandler;

@@ -1,4 +1,5 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { randomHex } from "../util/random-hex.js";
 
 /** The webhook events a background response sends when it ends, as OpenAI names them. */
 export const WEBHOOK_EVENTS = ["response.completed", "response.failed", "response.cancelled", "response.incomplete"] as const;
@@ -85,7 +86,7 @@ export class WebhookSender {
   responseEnded(type: WebhookEventType, responseId: string): void {
     if (this.#closed) return;
     const event = {
-      id: `evt_${randomUUID().replaceAll("-", "")}`,
+      id: `evt_${randomHex()}`,
       object: "event",
       created_at: Math.floor(Date.now() / 1000),
       type,

@@ -209,7 +209,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   const warmers = options.surfaces.flatMap((surface) => (surface.warm === undefined ? [] : [surface.warm]));
   let warmed = warmers.length === 0;
   const warm = () => setImmediate(() => warmers.forEach((load) => void load().catch(() => undefined)));
-  app.addHook("onRequest", async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request, and never waits.
+  app.addHook("onRequest", (request, reply, done) => {
     request.chatServeStarted = performance.now();
     if (!warmed) {
       warmed = true;
@@ -254,8 +255,10 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
       });
     }
     if (options.isDraining() && request.method === "POST" && runRoutes.has(request.routeOptions.url ?? "")) {
-      throw new ServerShuttingDownError();
+      done(new ServerShuttingDownError());
+      return;
     }
+    done();
   });
 
   if (options.cors !== undefined) {

@@ -5,7 +5,7 @@ import { isServeError, type ServeError } from "../errors/serve-error.js";
 import { toServeError } from "../errors/to-serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ResumeOf } from "../runs/interrupts/interrupt-run.js";
-import { type PreparedRun, prepareRun } from "../runs/prepare-run.js";
+import { type PreparedRun, prepareRun, type RunRequestContext } from "../runs/prepare-run.js";
 import type { RunTracker } from "../runs/run-tracker.js";
 import type { RunStreamEvent } from "../runs/stream-run.js";
 import type { ThreadRequest } from "../runs/threads/run-thread.js";
@@ -221,8 +221,8 @@ export async function runForClient<T, R>(
   let admission: Admission | undefined;
   try {
     assertVisible(options.registry, caller, engineRequest.model);
-    admission = await options.limits?.admit(request, client.reply, engineRequest.model);
-    run = await prepareRun(options.registry, engineRequest, {
+    if (options.limits !== undefined) admission = await options.limits.admit(request, client.reply, engineRequest.model);
+    const context: RunRequestContext = {
       requestId: request.chatServeRequestId,
       signal: controller.signal,
       log: request.log,
@@ -230,10 +230,11 @@ export async function runForClient<T, R>(
       backendTimeoutMs: options.backendTimeoutMs,
       scope: scopeResolver(request, options.checkpointScope),
       caller: { tenant: caller?.tenant },
-      ...(extras.resumeOf === undefined ? {} : { resumeOf: extras.resumeOf }),
-      ...(extras.thread === undefined ? {} : { thread: extras.thread }),
-      ...(extras.toolEventsByDefault === undefined ? {} : { toolEventsByDefault: extras.toolEventsByDefault }),
-    });
+    };
+    if (extras.resumeOf !== undefined) context.resumeOf = extras.resumeOf;
+    if (extras.thread !== undefined) context.thread = extras.thread;
+    if (extras.toolEventsByDefault !== undefined) context.toolEventsByDefault = extras.toolEventsByDefault;
+    run = await prepareRun(options.registry, engineRequest, context);
     return await respond(run);
   } catch (error) {
     if (controller.signal.aborted && client.gone()) {
@@ -246,8 +247,8 @@ export async function runForClient<T, R>(
   } finally {
     unwatch();
     extras.signal?.removeEventListener("abort", onCancel);
-    await run?.release();
-    await admission?.();
+    if (run !== undefined) await run.release();
+    if (admission !== undefined) await admission();
     if (run !== undefined) options.metrics?.tokens({ model: run.model, api: apiOf(request) }, run.usage.usage());
     options.runs.finish(controller);
   }

@@ -43,6 +43,8 @@ const schemas = new SchemaChecker();
  * `tool_choice` names one of the tools, and a JSON schema format holds valid JSON Schema.
  */
 export function checkParameters(parameters: RequestParameters, paths: ParameterPaths): void {
+  // Most requests bring no tools and no format: nothing to check.
+  if (parameters.tools === undefined && parameters.toolChoice === undefined && parameters.responseFormat === undefined) return;
   const names = new Set<string>();
   (parameters.tools ?? []).forEach((tool, index) => {
     if (names.has(tool.name)) {

@@ -125,7 +125,7 @@ export async function prepareRun(
   const { config } = resolved;
   assertFormatHonoured(request, config);
   let graph = resolved.graph;
-  const runtimeContext = await resolveRuntimeContext({ model: request.model, ...config }, graph, request, context.caller ?? {});
+  const runtimeContext = await resolveRuntimeContext(request.model, config, graph, request, context.caller ?? {});
   const timeoutMs = context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
   const usage = new UsageCollector();
   const tracer = context.tracing === undefined ? undefined : await context.tracing.handler();
@@ -253,8 +253,8 @@ export async function prepareRun(
     thread,
     release: async (options) => {
       runSignal.dispose();
-      await interrupt?.lease.release();
-      await thread?.end(timeoutMs, context.log, options);
+      if (interrupt !== undefined) await interrupt.lease.release();
+      if (thread !== undefined) await thread.end(timeoutMs, context.log, options);
     },
   };
 }

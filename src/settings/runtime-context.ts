@@ -47,7 +47,8 @@ export function checkContextSchema(inputs: ContextInputs, graph: unknown): void 
  * without a factory the frozen settings are the context.
  */
 export async function resolveRuntimeContext(
-  inputs: ContextInputs,
+  model: string,
+  inputs: Omit<ContextInputs, "model">,
   graph: unknown,
   request: ChatCompletionRequest,
   caller: Readonly<RunCaller> = {},
@@ -58,7 +59,7 @@ export async function resolveRuntimeContext(
   if (context === null || context === undefined) return undefined;
   if (contextSchemaOf(graph) === undefined) {
     throw new GraphConfigurationError(
-      `The contextFactory of model '${inputs.model}' returned a context, but its graph declares no context schema.`,
+      `The contextFactory of model '${model}' returned a context, but its graph declares no context schema.`,
     );
   }
   return context;

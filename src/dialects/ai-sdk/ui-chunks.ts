@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
+import { randomHex } from "../../util/random-hex.js";
 import type { ClientEventWire, FinishReason, Usage } from "../../wire/response.js";
 
 // A run's events as the AI SDK's UI message stream (`x-vercel-ai-ui-message-stream: v1`):
@@ -47,7 +48,7 @@ export function uiChunks(model: string): {
   of(event: RunStreamEvent): UiChunk[];
   fail(error: unknown, text: string): UiChunk[];
 } {
-  const messageId = `msg_${randomUUID().replaceAll("-", "")}`;
+  const messageId = `msg_${randomHex()}`;
   let text: string | undefined;
   let reasoning: string | undefined;
   const close = (): UiChunk[] => {

@@ -1,6 +1,7 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
+import { randomHex } from "../../util/random-hex.js";
 import type { ClientEventWire, FinishReason, UrlCitation, Usage } from "../../wire/response.js";
 
 // A run's answer as an Anthropic Message: complete (one JSON object) or as the Messages stream
@@ -22,7 +23,7 @@ export interface MessageIdentity {
 }
 
 export function messageId(): string {
-  return `msg_${randomUUID().replaceAll("-", "")}`;
+  return `msg_${randomHex()}`;
 }
 
 const STOP: Record<FinishReason, string> = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use" };

@@ -11,24 +11,24 @@ export interface CompletionIdentity {
 /** A complete `chat.completion` body. Content is null only for a turn of tool calls alone. */
 export function toChatCompletion(identity: CompletionIdentity, output: AssistantOutput, usage: Usage | undefined): ChatCompletion {
   const hasToolCalls = output.toolCalls.length > 0;
+  // Built key by key in the wire's order (no spreads of optional parts): every complete answer passes here.
+  const message = {
+    role: "assistant",
+    content: output.text === "" && hasToolCalls ? null : output.text,
+  } as ChatCompletion["choices"][number]["message"];
+  if (output.reasoning !== undefined) {
+    message.reasoning_content = output.reasoning.text;
+    message.reasoning = output.reasoning.text;
+  }
+  message.refusal = null;
+  if (hasToolCalls) message.tool_calls = output.toolCalls;
+  message.annotations = output.annotations;
   const completion: ChatCompletion = {
-    ...identity,
+    id: identity.id,
+    created: identity.created,
+    model: identity.model,
     object: "chat.completion",
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: output.text === "" && hasToolCalls ? null : output.text,
-          ...(output.reasoning === undefined ? {} : { reasoning_content: output.reasoning.text, reasoning: output.reasoning.text }),
-          refusal: null,
-          ...(hasToolCalls ? { tool_calls: output.toolCalls } : {}),
-          annotations: output.annotations,
-        },
-        finish_reason: output.finishReason,
-        logprobs: null,
-      },
-    ],
+    choices: [{ index: 0, message, finish_reason: output.finishReason, logprobs: null }],
   };
   if (usage !== undefined) completion.usage = usage;
   return completion;

@@ -11,6 +11,8 @@ import {
 } from "../../wire/request.js";
 import { chatParameters } from "./chat-parameters.js";
 
+const LEGACY_ENTRIES = Object.entries(LEGACY_FIELDS);
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -63,7 +65,7 @@ function parseMessage(raw: unknown, index: number): ChatMessage {
  */
 export function parseChatRequest(body: unknown): ChatCompletionRequest {
   if (!isObject(body)) throw new InvalidRequestError("The request body must be a JSON object.");
-  for (const [legacy, replacement] of Object.entries(LEGACY_FIELDS)) {
+  for (const [legacy, replacement] of LEGACY_ENTRIES) {
     if (Object.hasOwn(body, legacy)) {
       throw new UnsupportedParameterError(`'${legacy}' is deprecated and not supported; use '${replacement}' instead.`, {
         param: legacy,

@@ -1,11 +1,4 @@
-import { randomUUID } from "node:crypto";
-
-/** Random hex from randomUUID, which draws from a cached entropy pool (cheaper than randomBytes). */
-function randomHex(length: number): string {
-  let hex = "";
-  while (hex.length < length) hex += randomUUID().replaceAll("-", "");
-  return hex.slice(0, length);
-}
+import { randomHex } from "../../util/random-hex.js";
 
 // A response that pauses an interrupt run carries the run ID in its own ID, so a later
 // request can name it in `previous_response_id` without the server storing anything. The run

@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { Reasoning } from "../../runs/messages/message-reasoning.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { copyData } from "../../util/copy-data.js";
+import { randomHex } from "../../util/random-hex.js";
 import type { ClientEventWire, Usage } from "../../wire/response.js";
 import type { CreateResponseBody } from "../../wire/responses-request.js";
 import type {
@@ -18,8 +18,7 @@ import type {
 import { echoedSettings } from "./echoed-settings.js";
 
 function itemId(prefix: "msg" | "fc" | "rs"): string {
-  // randomUUID draws from a cached entropy pool: much cheaper per call than randomBytes.
-  return `${prefix}_${randomUUID().replaceAll("-", "")}`;
+  return `${prefix}_${randomHex()}`;
 }
 
 /** Provider-reported usage in the Responses shape (every detail the schema requires, zero when unreported). */

@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { INTERRUPT_TOOL_NAME } from "../../runs/interrupts/interrupt-codec.js";
 import type { StoredItem } from "../../store/conversation-store.js";
+import { randomHex } from "../../util/random-hex.js";
 import { type InputContentPart, type InputItem, inputItemSchema } from "../../wire/responses-request.js";
 
 function newId(prefix: "msg" | "fc" | "fco" | "cmp"): string {
-  return `${prefix}_${randomUUID().replaceAll("-", "")}`;
+  return `${prefix}_${randomHex()}`;
 }
 
 function contentParts(content: string | InputContentPart[], role: string): Record<string, unknown>[] {

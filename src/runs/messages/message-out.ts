@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
+import { randomHex } from "../../util/random-hex.js";
 import type { FinishReason, UrlCitation, WireToolCallOut } from "../../wire/response.js";
 import { collectCitations } from "./citations-out.js";
 import { messageReasoning, type Reasoning } from "./message-reasoning.js";
@@ -24,7 +24,7 @@ interface ToolCallLike {
 }
 
 function newToolCallId(): string {
-  return `call_${randomUUID().replaceAll("-", "")}`;
+  return `call_${randomHex()}`;
 }
 
 function toWireToolCall(call: ToolCallLike): WireToolCallOut {

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CompletionIdentity, toChatCompletion } from "../../dialects/chat/completion.js";
 import { type CompletionChunks, completionChunks, completionFrames } from "../../dialects/chat/completion-chunks.js";
@@ -15,6 +14,7 @@ import { writeSse } from "../../http/sse-writer.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
 import { sessionThread } from "../../runs/threads/run-thread.js";
+import { randomHex } from "../../util/random-hex.js";
 
 /** Which wire a request gets: the strict one, or the one chat UIs can use. */
 
@@ -26,7 +26,7 @@ export interface ChatRouteOptions extends RunRouteOptions {
 }
 
 function completionId(): string {
-  return `chatcmpl-${randomUUID().replaceAll("-", "")}`;
+  return `chatcmpl-${randomHex()}`;
 }
 
 /** The chunks of the `chat-ui` profile: the strict ones with client events as the UI's own. */

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseItems, storedId } from "../../dialects/responses/parse-responses-request.js";
@@ -9,6 +8,7 @@ import type { RouteTable } from "../../http/lazy-routes.js";
 import { type RunRouteOptions, requestScope } from "../../http/run-request.js";
 import { type ConversationRecord, UnknownCursorError } from "../../store/conversation-store.js";
 import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
+import { randomHex } from "../../util/random-hex.js";
 import { metadataSchema } from "../../wire/request.js";
 import { listBody, pageQuery, releaseThreads } from "./stored-objects.js";
 
@@ -50,7 +50,7 @@ function conversationBody(record: ConversationRecord) {
 }
 
 function newConversationId(): string {
-  return `conv_${randomUUID().replaceAll("-", "")}${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  return `conv_${randomHex(48)}`;
 }
 
 /**

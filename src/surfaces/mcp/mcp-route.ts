@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
 import { modelTool } from "../../dialects/mcp/tool-schemas.js";
 import type { Caller } from "../../http/auth.js";
@@ -88,13 +88,20 @@ function startsWork(body: unknown): boolean {
   });
 }
 
+/** The MCP route's answer to one request, and what ends its sessions when the server closes. */
+export interface McpHandler {
+  handle(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  close(): Promise<void>;
+}
+
 /**
  * `{prefix}/mcp`: the mount's models as MCP tools over the Streamable HTTP transport (POST,
  * GET and DELETE), behind the mount's auth, limits and drain. With sessions, each client's
  * session keeps its server (and its elicitations) in this process; without, each request
- * gets a server of its own.
+ * gets a server of its own. The surface registers the route and loads this module with the
+ * first request (or once the server has answered its first).
  */
-export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
+export function mcpHandler(options: McpRouteOptions): McpHandler {
   const context: McpServerContext = {
     options,
     // Each tool's definition (its settings' JSON Schema included) is made once, here.
@@ -113,54 +120,37 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
   // The MCP SDK loads with the first request: a server that no MCP client calls never loads it.
   let transport: Promise<typeof import("./mcp-transport.js")["mcpTransport"]> | undefined;
   const loadTransport = () => (transport ??= import("./mcp-transport.js").then((module) => module.mcpTransport));
-  // Before the server stops listening: a session's GET stream would hold it open.
-  if (sessions !== undefined) app.addHook("preClose", async () => sessions.close());
-
-  await app.register(async (mcp) => {
-    // The body is read here, so malformed JSON gets JSON-RPC's parse error, and any content
-    // type reaches the transport, which answers what it does not take.
-    mcp.removeAllContentTypeParsers();
-    mcp.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
-    mcp.route({
-      method: ["GET", "POST", "DELETE"],
-      url: "/mcp",
-      bodyLimit: options.bodyLimit,
-      schema: { summary: "The models as MCP tools (Streamable HTTP)", tags: ["mcp"] },
-      handler: async (request, reply) => {
-        const refused = forbidden(request, options);
-        if (refused !== undefined) return rpcError(reply, 403, -32000, refused);
-        let body: unknown;
-        if (request.method === "POST") {
-          try {
-            body = secureJson.parse(String(request.body ?? ""), undefined, { protoAction: "error", constructorAction: "error" });
-          } catch {
-            return rpcError(reply, 400, -32700, "Parse error: the body is not valid JSON.");
-          }
-          if (options.isDraining() && startsWork(body)) {
-            reply.header("retry-after", "1");
-            return rpcError(
-              reply,
-              503,
-              -32000,
-              "The server is shutting down and takes no new calls; retry, and another instance will answer.",
-            );
-          }
+  return {
+    close: async () => sessions?.close(),
+    handle: async (request, reply) => {
+      const refused = forbidden(request, options);
+      if (refused !== undefined) return rpcError(reply, 403, -32000, refused);
+      let body: unknown;
+      if (request.method === "POST") {
+        try {
+          body = secureJson.parse(String(request.body ?? ""), undefined, { protoAction: "error", constructorAction: "error" });
+        } catch {
+          return rpcError(reply, 400, -32700, "Parse error: the body is not valid JSON.");
         }
-        const transport = await loadTransport();
-        const invalid = transport.invalidParams(body);
-        if (invalid !== undefined) {
-          const id = (body as { id?: unknown }).id;
-          return reply.type("application/json").send({
-            jsonrpc: "2.0",
-            id: typeof id === "string" || typeof id === "number" ? id : null,
-            error: { code: -32602, message: invalid },
-          });
+        if (options.isDraining() && startsWork(body)) {
+          reply.header("retry-after", "1");
+          return rpcError(reply, 503, -32000, "The server is shutting down and takes no new calls; retry, and another instance will answer.");
         }
-        const carrier: CarriedBy = { request, reply };
-        const authInfo = { token: "", clientId: request.chatServeCaller?.tenant ?? "", scopes: [], extra: { carrier } };
-        if (sessions === undefined) return transport.statelessRequest(context, reply, request, body, authInfo);
-        return transport.sessionRequest(context, sessions, request, reply, body, authInfo);
-      },
-    });
-  });
+      }
+      const transport = await loadTransport();
+      const invalid = transport.invalidParams(body);
+      if (invalid !== undefined) {
+        const id = (body as { id?: unknown }).id;
+        return reply.type("application/json").send({
+          jsonrpc: "2.0",
+          id: typeof id === "string" || typeof id === "number" ? id : null,
+          error: { code: -32602, message: invalid },
+        });
+      }
+      const carrier: CarriedBy = { request, reply };
+      const authInfo = { token: "", clientId: request.chatServeCaller?.tenant ?? "", scopes: [], extra: { carrier } };
+      if (sessions === undefined) return transport.statelessRequest(context, reply, request, body, authInfo);
+      return transport.sessionRequest(context, sessions, request, reply, body, authInfo);
+    },
+  };
 }

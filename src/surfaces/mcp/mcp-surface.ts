@@ -1,6 +1,6 @@
 import { mcpToolNames } from "../../dialects/mcp/tool-names.js";
 import type { Surface } from "../../http/surface.js";
-import type { McpSettings } from "./mcp-route.js";
+import type { McpHandler, McpSettings } from "./mcp-route.js";
 
 /** The MCP endpoint's settings as a bind gives them (see `BindOptions.mcp`). */
 export type McpBindSettings = Partial<McpSettings>;
@@ -26,9 +26,41 @@ export function mcpSettingsFromConfig(
 export function mcpSurface(setting: true | McpBindSettings, models: readonly string[]): Surface {
   const settings: McpSettings = { sessions: true, loopbackOnly: false, ...(setting === true ? {} : setting) };
   const tools = mcpToolNames(models);
+  // The route's module (its sessions, its tool definitions) loads with the first request, or
+  // once the server has answered its first; the MCP SDK itself with the first MCP request.
+  let load: (() => Promise<McpHandler>) | undefined;
   return {
     name: "mcp",
-    register: async (app, context) => (await import("./mcp-route.js")).registerMcpRoute(app, { ...context, mcp: settings, tools }),
+    register: async (app, context) => {
+      let handler: Promise<McpHandler> | undefined;
+      const loadHandler = () =>
+        (handler ??= import("./mcp-route.js").then((module) => module.mcpHandler({ ...context, mcp: settings, tools })));
+      load = loadHandler;
+      // Before the server stops listening: a session's GET stream would hold it open.
+      if (settings.sessions) {
+        app.addHook("preClose", async () => {
+          // A module that failed to load opened no sessions.
+          const loaded = await handler?.catch(() => undefined);
+          await loaded?.close();
+        });
+      }
+      await app.register(async (mcp) => {
+        // The body is read here, so malformed JSON gets JSON-RPC's parse error, and any content
+        // type reaches the transport, which answers what it does not take.
+        mcp.removeAllContentTypeParsers();
+        mcp.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+        mcp.route({
+          method: ["GET", "POST", "DELETE"],
+          url: "/mcp",
+          bodyLimit: context.bodyLimit,
+          schema: { summary: "The models as MCP tools (Streamable HTTP)", tags: ["mcp"] },
+          handler: async (request, reply) => (await loadHandler()).handle(request, reply),
+        });
+      });
+    },
+    warm: async () => {
+      await load?.();
+    },
     methods: { "/mcp": ["GET", "POST", "DELETE"] },
     apiLabels: { "/mcp": "mcp" },
     pointers: [

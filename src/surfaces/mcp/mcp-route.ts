@@ -134,7 +134,12 @@ export function mcpHandler(options: McpRouteOptions): McpHandler {
         }
         if (options.isDraining() && startsWork(body)) {
           reply.header("retry-after", "1");
-          return rpcError(reply, 503, -32000, "The server is shutting down and takes no new calls; retry, and another instance will answer.");
+          return rpcError(
+            reply,
+            503,
+            -32000,
+            "The server is shutting down and takes no new calls; retry, and another instance will answer.",
+          );
         }
       }
       const transport = await loadTransport();

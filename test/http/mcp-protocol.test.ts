@@ -307,6 +307,18 @@ describe("MCP: sessions, stateless mode and what is left", () => {
     await server.close();
   });
 
+  test("the route's module loads after the first answer, even of a server closed at once, and leaves no sweep timer", async () => {
+    const sweeps = trackLiveResources(["Timeout"], { createdBy: /mcp-sessions/u });
+    const server = await startTestServer(graphs(), { logger: false, mcp: true }, backends());
+    assert.equal(sweeps.created(), 0, "nothing of MCP's sessions is made at start");
+    // Not an MCP request: the server loads its surfaces' modules once it has answered its first.
+    assert.equal((await fetch(`${server.baseURL}/models`)).status, 200);
+    await server.close();
+    await eventually(async () => assert.equal(sweeps.created(), 1, "the warm-up made the sessions' sweep"), 5_000);
+    await eventually(async () => assert.equal(sweeps.count(), 0, "the sweep's timer ended with the server"), 5_000);
+    sweeps.stop();
+  });
+
   test("an idle session is closed by the sweep; close() ends every session and the sweep's timer", async () => {
     const timers = trackLiveResources(["Timeout"]);
     const server = await startTestServer(graphs(), { logger: false, mcp: true }, backends());

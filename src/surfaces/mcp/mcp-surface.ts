@@ -33,12 +33,19 @@ export function mcpSurface(setting: true | McpBindSettings, models: readonly str
     name: "mcp",
     register: async (app, context) => {
       let handler: Promise<McpHandler> | undefined;
+      let closed = false;
       const loadHandler = () =>
-        (handler ??= import("./mcp-route.js").then((module) => module.mcpHandler({ ...context, mcp: settings, tools })));
+        (handler ??= import("./mcp-route.js").then((module) => {
+          const loaded = module.mcpHandler({ ...context, mcp: settings, tools });
+          // Loaded by warm() after the server began to close: its sessions' sweep ends at once.
+          if (closed) void loaded.close();
+          return loaded;
+        }));
       load = loadHandler;
       // Before the server stops listening: a session's GET stream would hold it open.
       if (settings.sessions) {
         app.addHook("preClose", async () => {
+          closed = true;
           // A module that failed to load opened no sessions.
           const loaded = await handler?.catch(() => undefined);
           await loaded?.close();

@@ -7,6 +7,7 @@ import { graph as echo } from "../../demo/graphs/echo.js";
 import { graph as memory } from "../../demo/graphs/memory.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
 import { GraphFeature } from "../../src/registry/features.js";
+import { eventually } from "../helpers/eventually.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // Protocol v2 (the thread-centric streaming of `@langchain/react` and the SDK's
@@ -142,14 +143,18 @@ describe("protocol v2 over HTTP and SSE", () => {
 
   test("a second run on the thread remembers the first", async () => {
     const thread = client.threads.stream({ assistantId: "memory" });
-    let values = thread.values;
+    const values = thread.values;
     await thread.run.start({ input: user("my name is Ada") });
     await values;
-    values = thread.values;
     await thread.run.start({ input: user("what is my name?") });
-    const state = (await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] } };
-    assert.equal(state.values.messages.length, 4);
-    assert.match(textOf(state.values.messages.at(-1)), /Ada/u);
+    // `thread.values` resolved with the first run and stays resolved: the second run may still be
+    // answering when `start` returns, so its state is read once it holds the answer.
+    let messages: unknown[] = [];
+    await eventually(async () => {
+      messages = ((await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] } }).values.messages;
+      assert.equal(messages.length, 4);
+    }, 5_000);
+    assert.match(textOf(messages.at(-1)), /Ada/u);
     await thread.close();
   });
 

@@ -9,9 +9,11 @@ import {
   messageSchemaByRole,
   requiredFieldsByRole,
 } from "../../wire/request.js";
+import { presentFieldsParser } from "../../wire/present-fields.js";
 import { chatParameters } from "./chat-parameters.js";
 
 const LEGACY_ENTRIES = Object.entries(LEGACY_FIELDS);
+const parseBody = presentFieldsParser(chatCompletionRequestSchema);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -72,13 +74,10 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
       });
     }
   }
-  const result = chatCompletionRequestSchema.safeParse(body);
+  const result = parseBody(body);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    if (issue?.code === "unrecognized_keys" && issue.path.length === 0) {
-      throw new UnknownParameterError(String(issue.keys[0]));
-    }
-    throw invalidValue(result.error);
+    if ("unknownField" in result) throw new UnknownParameterError(result.unknownField);
+    throw invalidValue(result.error, [result.field]);
   }
   const messages = result.data.messages.map(parseMessage);
   return { ...result.data, messages, metadata: result.data.metadata ?? {}, parameters: chatParameters(result.data) };

@@ -10,9 +10,12 @@ import {
   type InputItem,
   inputItemSchema,
 } from "../../wire/responses-request.js";
+import { presentFieldsParser } from "../../wire/present-fields.js";
 import { compactionMessage, compactionSummary } from "./compaction.js";
 import { runIdOfResponseId } from "./response-id.js";
 import { responsesParameters } from "./responses-parameters.js";
+
+const parseBody = presentFieldsParser(createResponseSchema);
 
 /** A resume named by `previous_response_id`: the run, and the answers to its pending calls. */
 export interface PreviousResponseResume {
@@ -219,11 +222,10 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new InvalidRequestError("The request body must be a JSON object.");
   }
-  const result = createResponseSchema.safeParse(raw);
+  const result = parseBody(raw as Record<string, unknown>);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    if (issue?.code === "unrecognized_keys" && issue.path.length === 0) throw new UnknownParameterError(String(issue.keys[0]));
-    throw invalidValue(result.error);
+    if ("unknownField" in result) throw new UnknownParameterError(result.unknownField);
+    throw invalidValue(result.error, [result.field]);
   }
   const body = result.data;
   // Codex asks for reasoning's encrypted content with store: false; chat-serve continues a

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { InvalidChatMessageError, InvalidRequestError, UnknownParameterError, UnsupportedParameterError } from "../../errors/catalogue.js";
 import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
+import { presentFieldsParser } from "../../wire/present-fields.js";
 import {
   type ChatCompletionRequest,
   type ChatMessage,
@@ -9,7 +10,6 @@ import {
   messageSchemaByRole,
   requiredFieldsByRole,
 } from "../../wire/request.js";
-import { presentFieldsParser } from "../../wire/present-fields.js";
 import { chatParameters } from "./chat-parameters.js";
 
 const LEGACY_ENTRIES = Object.entries(LEGACY_FIELDS);

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { InvalidRequestError, UnknownParameterError, UnsupportedParameterError } from "../../errors/catalogue.js";
 import { answerValue, type ResumeAnswer } from "../../runs/interrupts/resume-request.js";
 import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
+import { presentFieldsParser } from "../../wire/present-fields.js";
 import type { ChatCompletionRequest, ChatMessage, WireToolCall } from "../../wire/request.js";
 import {
   type CreateResponseBody,
@@ -10,7 +11,6 @@ import {
   type InputItem,
   inputItemSchema,
 } from "../../wire/responses-request.js";
-import { presentFieldsParser } from "../../wire/present-fields.js";
 import { compactionMessage, compactionSummary } from "./compaction.js";
 import { runIdOfResponseId } from "./response-id.js";
 import { responsesParameters } from "./responses-parameters.js";

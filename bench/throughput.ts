@@ -204,7 +204,7 @@ export async function throughput(): Promise<Row[]> {
       case: "streaming: time to first content, p50 of 200",
       measured: `${fixed(servedFirst)} ms`,
       baseline: `${fixed(floorFirst)} ms`,
-      ratio: `+${fixed(servedFirst - floorFirst)} ms`,
+      ratio: `${servedFirst >= floorFirst ? "+" : "−"}${fixed(Math.abs(servedFirst - floorFirst))} ms`,
       target: "≤ +1 ms",
       met: servedFirst - floorFirst <= 1 ? "yes" : "no",
     });

@@ -97,7 +97,7 @@ function capture(reply: FastifyReply, onEnd: (result: NonNullable<IdempotencyRec
  * is a 422. A first request that fails lets the key go, so a retry runs. For a background
  * response, a repeat gets the response as it stands now (or reattaches to its events).
  */
-export async function idempotent(
+export function idempotent(
   request: FastifyRequest,
   reply: FastifyReply,
   options: RunRouteOptions,
@@ -106,7 +106,21 @@ export async function idempotent(
   run: (queued: (response: ResponseObject) => Promise<void>) => Promise<unknown>,
 ): Promise<unknown> {
   const header = keyOf(request);
-  if (header === undefined) return run(async () => {});
+  // Most requests carry no key: nothing to look up, and no async step of its own.
+  return header === undefined ? run(NOT_KEPT) : idempotentWithKey(request, reply, options, api, header, run);
+}
+
+/** A request without a key has nothing to settle when its background response is queued. */
+const NOT_KEPT = async (): Promise<void> => {};
+
+async function idempotentWithKey(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: RunRouteOptions,
+  api: string,
+  header: string,
+  run: (queued: (response: ResponseObject) => Promise<void>) => Promise<unknown>,
+): Promise<unknown> {
   const { store } = options.registry;
   const call = <T>(operation: () => Promise<T>) => storeCall(options.backendTimeoutMs, operation);
   const scope = await requestScope(request, options.checkpointScope);

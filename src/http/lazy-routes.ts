@@ -98,14 +98,19 @@ export function registerLazyRoutes(
       // A route with options of its own (a body limit, its summary in the docs) is one route per method.
       for (const method of verbs) {
         // Looked up once: after the first request, a route costs what a route registered directly does.
+        // Not an async function: once loaded, a request goes straight to the handler, with no
+        // promise of the wrapper's own between them (fastify answers a throw here as an error).
         let handler: AnyHandler | undefined;
         app.route({
           ...routeOptions[`${method} ${url}`],
           method,
           url,
-          handler: async (request, reply) => {
-            handler ??= (await table()).handler(method, url);
-            return (handler as AnyHandler)(request, reply);
+          handler: (request, reply) => {
+            if (handler !== undefined) return handler(request, reply);
+            return table().then((routes) => {
+              handler = routes.handler(method, url) as AnyHandler;
+              return handler(request, reply);
+            });
           },
         });
       }
@@ -120,14 +125,15 @@ export function registerLazyRoutes(
       method: headAsGet ? [...verbs, "HEAD"] : [...verbs],
       url,
       exposeHeadRoute: false,
-      handler: async (request, reply) => {
+      handler: (request, reply) => {
         const method = (headAsGet && request.method === "HEAD" ? "GET" : request.method) as HTTPMethods;
-        let handler = handlers.get(method);
-        if (handler === undefined) {
-          handler = (await table()).handler(method, url) as AnyHandler;
-          handlers.set(method, handler);
-        }
-        return handler(request, reply);
+        const handler = handlers.get(method);
+        if (handler !== undefined) return handler(request, reply);
+        return table().then((routes) => {
+          const loaded = routes.handler(method, url) as AnyHandler;
+          handlers.set(method, loaded);
+          return loaded(request, reply);
+        });
       },
     });
   }

@@ -8,16 +8,23 @@ export class JsonText {
   constructor(readonly json: string) {}
 }
 
-const SLOT = "__chat_serve_slot__";
-
 /**
- * A template of `value` with one string left open: `make(sample)` must return the value with
- * `sample` in that place. Returns the function that writes the value for any string, or
- * undefined when the value's JSON does not hold the sample exactly once.
+ * The JSON text of a value around `count` open places, so that the value's JSON for any
+ * `values` is `parts[0] + JSON.stringify(values[0]) + parts[1] + … + parts[count]`.
+ * `make(...slots)` must return the value with each slot (a string) in its place, each once
+ * and in that order; a number goes in a slot too (its JSON replaces the slot's quotes).
+ * Undefined when the value's JSON does not hold the slots that way.
  */
-export function jsonTemplate(make: (slot: string) => unknown): ((text: string) => JsonText) | undefined {
-  const parts = JSON.stringify(make(SLOT)).split(JSON.stringify(SLOT));
-  if (parts.length !== 2) return undefined;
-  const [head, tail] = parts as [string, string];
-  return (text) => new JsonText(head + JSON.stringify(text) + tail);
+export function jsonParts(count: number, make: (...slots: string[]) => unknown): string[] | undefined {
+  const slots = Array.from({ length: count }, (_, index) => `__chat_serve_slot_${index}__`);
+  let rest = JSON.stringify(make(...slots));
+  const parts: string[] = [];
+  for (const slot of slots) {
+    const pieces = rest.split(JSON.stringify(slot));
+    if (pieces.length !== 2) return undefined;
+    parts.push(pieces[0]!);
+    rest = pieces[1]!;
+  }
+  parts.push(rest);
+  return parts;
 }

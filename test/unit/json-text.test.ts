@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { completionChunks, completionFrames } from "../../src/dialects/chat/completion-chunks.js";
-import { JsonText, jsonTemplate } from "../../src/util/json-text.js";
+import { JsonText, jsonParts } from "../../src/util/json-text.js";
 
 const TEXTS = [
   "plain",
@@ -32,14 +32,25 @@ test("a chat completion's text chunk from the template is byte for byte the chun
   }
 });
 
-test("a template whose value does not hold the slot exactly once is refused", () => {
+test("a template whose value does not hold each slot once, in order, is refused", () => {
   assert.equal(
-    jsonTemplate(() => ({ text: "fixed" })),
+    jsonParts(1, () => ({ text: "fixed" })),
     undefined,
   );
   assert.equal(
-    jsonTemplate((slot) => ({ a: slot, b: slot })),
+    jsonParts(1, (slot) => ({ a: slot, b: slot })),
     undefined,
   );
-  assert.equal(jsonTemplate((slot) => [slot])?.("x").json, '["x"]');
+  assert.equal(
+    jsonParts(2, (first, second) => ({ a: second, b: first })),
+    undefined,
+  );
+  assert.deepEqual(
+    jsonParts(1, (slot) => [slot]),
+    ["[", "]"],
+  );
+  assert.deepEqual(
+    jsonParts(2, (text, count) => ({ text, count })),
+    ['{"text":', ',"count":', "}"],
+  );
 });

@@ -1,5 +1,5 @@
 import type { RunStreamEvent } from "../../runs/stream-run.js";
-import { type JsonText, jsonTemplate } from "../../util/json-text.js";
+import { JsonText, jsonParts } from "../../util/json-text.js";
 import type { ChatCompletionChunk } from "../../wire/response.js";
 import { ChunkBuilder } from "./chunk-builder.js";
 import type { CompletionIdentity } from "./completion.js";
@@ -34,16 +34,29 @@ export function completionChunks(identity: CompletionIdentity, includeUsage: boo
 }
 
 /**
- * The same chunks for the SSE writer, a text delta's JSON written from a template made once
- * per stream: of a token's chunk only the text is new. Chunks otherwise as `completionChunks`.
+ * The JSON of a text chunk around its id, created, model and text, made once (with and without
+ * `usage: null`): of a token's chunk only the text is new, and of a stream's, the identity.
+ */
+const TEXT_CHUNK_PARTS = [false, true].map((includeUsage) =>
+  jsonParts(4, (id, created, model, text) => new ChunkBuilder(id!, created as unknown as number, model!, includeUsage).content(text!)),
+);
+
+/**
+ * The same chunks for the SSE writer, a text delta's JSON written from a template made once:
+ * the stream's identity goes in once per stream, the text once per token. Chunks otherwise
+ * as `completionChunks`.
  */
 export function completionFrames(
   identity: CompletionIdentity,
   includeUsage: boolean,
 ): { first: ChatCompletionChunk[]; of(event: RunStreamEvent): (ChatCompletionChunk | JsonText)[] } {
   const chunks = completionChunks(identity, includeUsage);
-  const builder = new ChunkBuilder(identity.id, identity.created, identity.model, includeUsage);
-  const content = jsonTemplate((slot) => builder.content(slot));
-  if (content === undefined) return chunks;
-  return { first: chunks.first, of: (event) => (event.kind === "text" ? [content(event.text)] : chunks.of(event)) };
+  const parts = TEXT_CHUNK_PARTS[includeUsage ? 1 : 0];
+  if (parts === undefined) return chunks;
+  const head = `${parts[0]}${JSON.stringify(identity.id)}${parts[1]}${JSON.stringify(identity.created)}${parts[2]}${JSON.stringify(identity.model)}${parts[3]}`;
+  const tail = parts[4]!;
+  return {
+    first: chunks.first,
+    of: (event) => (event.kind === "text" ? [new JsonText(head + JSON.stringify(event.text) + tail)] : chunks.of(event)),
+  };
 }

@@ -79,6 +79,13 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
     if ("unknownField" in result) throw new UnknownParameterError(result.unknownField);
     throw invalidValue(result.error, [result.field]);
   }
-  const messages = result.data.messages.map(parseMessage);
-  return { ...result.data, messages, metadata: result.data.metadata ?? {}, parameters: chatParameters(result.data) };
+  const parsed = result.data;
+  const messages = parsed.messages.map(parseMessage);
+  const parameters = chatParameters(parsed);
+  // The parsed body is this call's own object: completed in place (same keys, same order) rather than copied.
+  const request = parsed as unknown as ChatCompletionRequest;
+  request.messages = messages;
+  request.metadata = parsed.metadata ?? {};
+  request.parameters = parameters;
+  return request;
 }

@@ -3,7 +3,7 @@
 // features cost. Every side is its own process on the server core.
 
 import { Agent, request } from "undici";
-import { type Comparison, compare, compareSideBySide, median, sample } from "./lib/load.js";
+import { type Comparison, compare, median, sample } from "./lib/load.js";
 import { startTarget, type Target } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
 import { BENCH_KEY, chatBody, FIRST_TEXT, PROMPT, responsesBody } from "./lib/shared.js";
@@ -164,7 +164,7 @@ export async function throughput(): Promise<Row[]> {
           comparisonRows(
             area,
             `chat-serve vs ${floorPlus}, ${kind} (side by side)`,
-            await compareSideBySide(floorRequired, chat(served, streamed), 10, rounds),
+            await compare(floorRequired, chat(served, streamed), 10, rounds, "side by side"),
             { throughput: 0.95 },
           ),
         ),
@@ -172,7 +172,7 @@ export async function throughput(): Promise<Row[]> {
           comparisonRows(
             area,
             `Responses vs ${floorPlus}, ${kind} (side by side)`,
-            await compareSideBySide(floorRequired, responses(streamed), 10, rounds),
+            await compare(floorRequired, responses(streamed), 10, rounds, "side by side"),
             { throughput: 0.95 },
           ),
         ),

@@ -91,55 +91,42 @@ function comparison(samples: { baseline: Sample[]; served: Sample[] }): Comparis
 }
 
 /**
- * Both sides under load at the same time, each with its own connections, for several rounds.
- * They share the server core, so whatever the machine's speed does during a round (on a
- * shared VM it changes by half within seconds) it does to both: the ratio is each round's
- * work done by one side against the other's, not two moments of the machine. For the 5 %
- * differences the required-work rows look at; latency is not comparable this way (each side
- * waits for the core the other holds), and the caller leaves it out.
- */
-export async function compareSideBySide(
-  baseline: { server: Server; load: Load },
-  served: { server: Server; load: Load },
-  connections: number,
-  rounds = settings.rounds,
-): Promise<Comparison> {
-  const both = (seconds?: number) =>
-    Promise.all([sample(baseline.server, baseline.load, connections, seconds), sample(served.server, served.load, connections, seconds)]);
-  await both(1);
-  const samples = { baseline: [] as Sample[], served: [] as Sample[] };
-  for (let round = 0; round < rounds; round += 1) {
-    const [base, mine] = await both();
-    samples.baseline.push(base);
-    samples.served.push(mine);
-  }
-  return comparison(samples);
-}
-
-/**
- * Alternates baseline and served for several rounds (the order flips every round, after one
- * unmeasured warm-up round) and reports the median of the per-round ratios: these machines
- * are noisy, and two sides measured minutes apart are not comparable.
+ * Several rounds of both sides, and the median of the per-round ratios: these machines are
+ * noisy, and two sides measured minutes apart are not comparable. `alternating` (the default)
+ * loads one side, then the other, the order flipping every round, after one unmeasured
+ * warm-up round of each. `side by side` loads both in the same seconds, each with its own
+ * connections: they share the server core, so whatever the machine's speed does during a
+ * round (on a shared VM it changes by half within seconds) it does to both, and the ratio is
+ * each round's work done by one against the other's, not two moments of the machine. For the
+ * 5 % differences the required-work rows look at; latency is not comparable that way (each
+ * side waits for the core the other holds), and the caller leaves it out.
  */
 export async function compare(
   baseline: { server: Server; load: Load },
   served: { server: Server; load: Load },
   connections: number,
   rounds = settings.rounds,
+  how: "alternating" | "side by side" = "alternating",
 ): Promise<Comparison> {
-  await sample(baseline.server, baseline.load, connections, 1);
-  await sample(served.server, served.load, connections, 1);
+  const run = (side: { server: Server; load: Load }, seconds?: number) => sample(side.server, side.load, connections, seconds);
   const samples = { baseline: [] as Sample[], served: [] as Sample[] };
-  for (let round = 0; round < rounds; round += 1) {
-    const order = round % 2 === 0 ? (["baseline", "served"] as const) : (["served", "baseline"] as const);
-    const results: Partial<Record<"baseline" | "served", Sample>> = {};
-    for (const side of order) {
-      const { server, load } = side === "baseline" ? baseline : served;
-      results[side] = await sample(server, load, connections);
+  if (how === "side by side") {
+    await Promise.all([run(baseline, 1), run(served, 1)]);
+    for (let round = 0; round < rounds; round += 1) {
+      const [base, mine] = await Promise.all([run(baseline), run(served)]);
+      samples.baseline.push(base);
+      samples.served.push(mine);
     }
-    const { baseline: base, served: mine } = results as Record<"baseline" | "served", Sample>;
-    samples.baseline.push(base);
-    samples.served.push(mine);
+    return comparison(samples);
+  }
+  await run(baseline, 1);
+  await run(served, 1);
+  for (let round = 0; round < rounds; round += 1) {
+    // 0 is the baseline, 1 the served side.
+    const got: Sample[] = [];
+    for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) got[side] = await run(side === 0 ? baseline : served);
+    samples.baseline.push(got[0]!);
+    samples.served.push(got[1]!);
   }
   return comparison(samples);
 }

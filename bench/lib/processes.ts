@@ -37,7 +37,7 @@ export function describePinning(): string {
 }
 
 /** The command line of a process, pinned to the server core when `pin` is set. */
-function command(argv: string[], pin: boolean): [string, string[]] {
+export function command(argv: string[], pin: boolean): [string, string[]] {
   const full = pin && pinning !== undefined ? [...pinning.server, ...argv] : argv;
   return [full[0]!, full.slice(1)];
 }

@@ -3,7 +3,8 @@
 // emptied (cold); the others reuse it (warm, the median). The baseline is what no fastify
 // server of these LangGraph graphs can skip: a Node process that imports `@langchain/langgraph`
 // and fastify, and the demo graph modules through jiti (loaded with `require`, as chat-serve's loader
-// loads it), and exits.
+// loads it), and exits. Each start is paired with an import run after it (wall time, the
+// target's row), and again with one begun together with it on the same core (CPU time).
 
 import { spawn } from "node:child_process";
 import { once } from "node:events";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 
-/** What `parsePresentFields` found: the parsed body, a field that failed, or a field the schema does not know. */
+/** What a `presentFieldsParser` parser found: the parsed body, a field that failed, or a field the schema does not know. */
 export type PresentFieldsResult<T> =
   | { success: true; data: T }
   | { success: false; field: string; error: z.ZodError }

@@ -150,9 +150,12 @@ async function drainWhilePolling(server: RunningServer): Promise<void> {
   // A moment for the signal to arrive, then poll as a load balancer would.
   await new Promise((resolve) => setTimeout(resolve, 100));
   const polls: Poll[] = [];
-  // The streams are all as long: polling stops when the first one ends.
+  // The streams are all as long: polling stops when the first one ends. A poll during which
+  // they ended is left out: the server may have sent their last bytes, found nothing left to
+  // drain and closed the port before this client had read those bytes.
   while (!streamsEnded) {
-    polls.push(...(await poll(server.baseURL)));
+    const seen = await poll(server.baseURL);
+    if (!streamsEnded) polls.push(...seen);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const outcomes = await Promise.all(streams);

@@ -1,11 +1,14 @@
 /**
  * A value already written as JSON. The SSE writer sends its text as it is: a stream whose
- * frames differ only in one string (a chat completion's content deltas) serializes the rest
- * once, not once per token. For untyped streams only: a typed stream names each frame by
- * its object's `type`.
+ * frames differ only in a string or two (a chat completion's content deltas, a response's text
+ * deltas) serializes the rest once, not once per token. In a typed stream (the Responses API's)
+ * the frame is named by `type`, as an object frame is by its own `type`.
  */
 export class JsonText {
-  constructor(readonly json: string) {}
+  constructor(
+    readonly json: string,
+    readonly type?: string,
+  ) {}
 }
 
 /**

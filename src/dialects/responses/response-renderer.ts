@@ -44,6 +44,16 @@ function annotationsOf(output: AssistantOutput): UrlCitationOut[] {
 
 const emptyText = (): OutputTextPart => ({ type: "output_text", text: "", annotations: [], logprobs: [] });
 
+/** A stream event: its type and number first, then its fields. */
+export function streamEvent(type: string, sequence: number, fields: Record<string, unknown>): ResponseStreamEvent {
+  return { type, sequence_number: sequence, ...fields };
+}
+
+/** The fields of a text delta into the answer's one text part. */
+export function textDeltaFields(itemId: string, index: number, delta: string): Record<string, unknown> {
+  return { item_id: itemId, output_index: index, content_index: 0, delta, logprobs: [] };
+}
+
 /**
  * Renders one run's events as a Responses API response: the typed stream events in order
  * (created, in_progress, items with their parts and deltas, exactly one terminal event), and
@@ -89,7 +99,7 @@ export class ResponseRenderer {
   /** An event, built only when the response streams: a complete response needs the state alone. */
   #event(type: string, fields: () => Record<string, unknown>): ResponseStreamEvent[] {
     if (!this.streaming) return [];
-    return [{ type, sequence_number: this.#sequence++, ...fields() }];
+    return [streamEvent(type, this.#sequence++, fields())];
   }
 
   #snapshot(): ResponseObject {
@@ -190,13 +200,19 @@ export class ResponseRenderer {
 
   #delta(item: MessageItem, index: number, text: string): ResponseStreamEvent[] {
     item.content[0]!.text += text;
-    return this.#event("response.output_text.delta", () => ({
-      item_id: item.id,
-      output_index: index,
-      content_index: 0,
-      delta: text,
-      logprobs: [],
-    }));
+    return this.#event("response.output_text.delta", () => textDeltaFields(item.id, index, text));
+  }
+
+  /**
+   * Text into the answer already streaming, kept as `render` keeps it, for a caller that writes
+   * its `response.output_text.delta` event itself: the event's number and where it goes.
+   * Undefined when the text would open or close an item first (then `render` it).
+   */
+  appendText(text: string): { sequence: number; itemId: string; index: number } | undefined {
+    if (!this.streaming || this.#answer === undefined || this.#reasoning !== undefined) return undefined;
+    const { item, index } = this.#answer;
+    item.content[0]!.text += text;
+    return { sequence: this.#sequence++, itemId: item.id, index };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyRequest } from "fastify";
 import { parseResponsesRequest, storedId } from "../../dialects/responses/parse-responses-request.js";
+import { responseFrames } from "../../dialects/responses/response-frames.js";
 import { planResponsesRun, runRenderer, saveResponse } from "../../dialects/responses/responses-run.js";
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { InvalidRequestError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
@@ -44,6 +45,7 @@ export function addResponsesRoutes(routes: RouteTable, options: RunRouteOptions)
             for await (const event of streamRun(run)) await render(event);
             return renderer.response;
           }
+          const frames = responseFrames(renderer);
           await writeSse(
             reply,
             observedEvents(request, options, run, streamRun(run)),
@@ -54,7 +56,7 @@ export function addResponsesRoutes(routes: RouteTable, options: RunRouteOptions)
             },
             {
               first: renderer.start(),
-              of: (event) => (event.kind === "final" ? render(event) : renderer.render(event)),
+              of: (event) => (event.kind === "final" ? render(event) : frames(event)),
               fail: (error) => renderer.fail(streamErrorBody(request, reply, options, run, error)),
             },
           );

@@ -31,3 +31,18 @@ export function jsonParts(count: number, make: (...slots: string[]) => unknown):
   parts.push(rest);
   return parts;
 }
+
+/**
+ * `parts` (from `jsonParts`) with some slots filled: `values[i]`'s JSON goes in slot `i`, and a
+ * slot whose value is undefined stays open. Returns the parts around the slots left open, so a
+ * stream fills what it knows once and a token only the rest.
+ */
+export function fillSlots(parts: readonly string[], values: readonly unknown[]): string[] {
+  const filled = [parts[0]!];
+  for (let slot = 0; slot < parts.length - 1; slot += 1) {
+    const value = values[slot];
+    if (value === undefined) filled.push(parts[slot + 1]!);
+    else filled[filled.length - 1] += JSON.stringify(value) + parts[slot + 1]!;
+  }
+  return filled;
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { completionChunks, completionFrames } from "../../src/dialects/chat/completion-chunks.js";
-import { JsonText, jsonParts } from "../../src/util/json-text.js";
+import { fillSlots, JsonText, jsonParts } from "../../src/util/json-text.js";
 
 const TEXTS = [
   "plain",
@@ -53,4 +53,13 @@ test("a template whose value does not hold each slot once, in order, is refused"
     jsonParts(2, (text, count) => ({ text, count })),
     ['{"text":', ',"count":', "}"],
   );
+});
+
+test("filling some of a template's slots leaves the parts around the others", () => {
+  const parts = jsonParts(3, (a, b, c) => ({ a, b, c }))!;
+  const [head, middle, tail] = fillSlots(parts, [undefined, 'x "y"']) as [string, string, string];
+  const json = `${head}${JSON.stringify(1)}${middle}${JSON.stringify("z")}${tail}`;
+  assert.equal(json, JSON.stringify({ a: 1, b: 'x "y"', c: "z" }));
+  assert.deepEqual(fillSlots(parts, []), parts);
+  assert.deepEqual(fillSlots(parts, [1, 2, 3]), [JSON.stringify({ a: 1, b: 2, c: 3 })]);
 });

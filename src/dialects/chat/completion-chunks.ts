@@ -1,5 +1,5 @@
 import type { RunStreamEvent } from "../../runs/stream-run.js";
-import { JsonText, jsonParts } from "../../util/json-text.js";
+import { fillSlots, JsonText, jsonParts } from "../../util/json-text.js";
 import type { ChatCompletionChunk } from "../../wire/response.js";
 import { ChunkBuilder } from "./chunk-builder.js";
 import type { CompletionIdentity } from "./completion.js";
@@ -53,8 +53,7 @@ export function completionFrames(
   const chunks = completionChunks(identity, includeUsage);
   const parts = TEXT_CHUNK_PARTS[includeUsage ? 1 : 0];
   if (parts === undefined) return chunks;
-  const head = `${parts[0]}${JSON.stringify(identity.id)}${parts[1]}${JSON.stringify(identity.created)}${parts[2]}${JSON.stringify(identity.model)}${parts[3]}`;
-  const tail = parts[4]!;
+  const [head, tail] = fillSlots(parts, [identity.id, identity.created, identity.model]) as [string, string];
   return {
     first: chunks.first,
     of: (event) => (event.kind === "text" ? [new JsonText(head + JSON.stringify(event.text) + tail)] : chunks.of(event)),

@@ -1,5 +1,5 @@
 import type { RunStreamEvent } from "../../runs/stream-run.js";
-import { JsonText, jsonParts } from "../../util/json-text.js";
+import { fillSlots, JsonText, jsonParts } from "../../util/json-text.js";
 import type { ResponseStreamEvent } from "../../wire/responses-response.js";
 import { type ResponseRenderer, streamEvent, textDeltaFields } from "./response-renderer.js";
 
@@ -18,16 +18,14 @@ const TEXT_DELTA_PARTS = jsonParts(4, (sequence, itemId, index, delta) =>
 export function responseFrames(renderer: ResponseRenderer): (event: RunStreamEvent) => (ResponseStreamEvent | JsonText)[] {
   const parts = TEXT_DELTA_PARTS;
   if (parts === undefined) return (event) => renderer.render(event);
-  let itemId: string | undefined;
-  let middle = "";
+  // The parts around a delta's number and text, for the item the deltas go into.
+  let item: { id: string; parts: string[] } | undefined;
   return (event) => {
     if (event.kind !== "text") return renderer.render(event);
     const appended = renderer.appendText(event.text);
     if (appended === undefined) return renderer.render(event);
-    if (appended.itemId !== itemId) {
-      itemId = appended.itemId;
-      middle = `${parts[1]}${JSON.stringify(itemId)}${parts[2]}${JSON.stringify(appended.index)}${parts[3]}`;
-    }
-    return [new JsonText(`${parts[0]}${JSON.stringify(appended.sequence)}${middle}${JSON.stringify(event.text)}${parts[4]}`, TEXT_DELTA)];
+    if (item?.id !== appended.itemId) item = { id: appended.itemId, parts: fillSlots(parts, [undefined, appended.itemId, appended.index]) };
+    const [head, middle, tail] = item.parts;
+    return [new JsonText(`${head}${appended.sequence}${middle}${JSON.stringify(event.text)}${tail}`, TEXT_DELTA)];
   };
 }

@@ -11,7 +11,7 @@ let server: TestServer;
 let client: OpenAI;
 
 before(async () => {
-  server = await startTestServer(demoGraphs());
+  server = await startTestServer(demoGraphs(), { anthropic: true });
   client = new OpenAI({ baseURL: server.baseURL, apiKey: "unused", maxRetries: 0 });
 });
 after(() => server.close());
@@ -63,5 +63,35 @@ describe("input tokens", () => {
     // A GET is a stored response's path, and `input_tokens` is not a response id.
     const wrongMethod = await fetch(`${server.baseURL}/responses/input_tokens`);
     assert.equal(wrongMethod.status, 400);
+  });
+
+  test("one long unbroken run costs linear time on every counting route, and /health is not held up", async () => {
+    // Byte-pair encoding is quadratic in a pre-token's length: "x" × 20,000 once took 30 s of the
+    // event loop on each of these routes (and a forged compaction item on /responses/compact).
+    const long = "x".repeat(20_000);
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.origin}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const forged = `chat-serve.compaction.v1.${Buffer.from(long).toString("base64url")}`;
+    const requests: [string, unknown][] = [
+      ["/v1/responses/input_tokens", { model: "echo", input: long }],
+      ["/v1/messages/count_tokens", { model: "echo", messages: [{ role: "user", content: long }] }],
+      ["/v1/responses/compact", { model: "echo", input: [{ type: "compaction", encrypted_content: forged }, { role: "user", content: long }] }],
+    ];
+    for (const [path, body] of requests) {
+      const started = performance.now();
+      const response = await post(path, body);
+      const elapsed = performance.now() - started;
+      assert.equal(response.status, 200, `${path}: ${await response.text()}`);
+      assert.ok(elapsed < 1000, `${path} took ${elapsed.toFixed(0)} ms`);
+    }
+    // "x" × 8 is one token in o200k_base, and so is a run of them counted piece by piece.
+    assert.equal((await count({ model: "echo", input: long })).body.input_tokens, 3 + 3 + 1 + 20_000 / 8);
+    // A body near the 1 MiB limit: the count yields between slices, so /health answers meanwhile.
+    const counting = post("/v1/responses/input_tokens", { model: "echo", input: "y".repeat(1_000_000) }).then(() => performance.now());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const health = await fetch(`${server.baseURL}/health`);
+    const healthAnswered = performance.now();
+    assert.equal(health.status, 200);
+    assert.ok(healthAnswered < (await counting), "the health check waited for the count to finish");
   });
 });

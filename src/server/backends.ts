@@ -81,7 +81,9 @@ export async function backendsFromConfig(
     // Its pool is made inside the store: an idle connection that breaks (Postgres restarting)
     // emits an error there, which must be reported like the checkpointer's, not crash the process.
     (postgresStore as unknown as { core?: { pool?: import("pg").Pool } }).core?.pool?.on("error", (error) => report("store", error));
-    graphStore = postgresStore;
+    // Searches and listings by whole labels: the store's own prefix match is text (`LIKE 'a%'`).
+    const { WholeLabelStore } = await import("../store/whole-label-store.js");
+    graphStore = new WholeLabelStore(postgresStore, { likeMatching: true });
     closers.push(() => postgresStore.stop());
     checkpointerCheck = async () => {
       await pool.query("SELECT 1");

@@ -75,7 +75,16 @@ describe("input tokens", () => {
     const requests: [string, unknown][] = [
       ["/v1/responses/input_tokens", { model: "echo", input: long }],
       ["/v1/messages/count_tokens", { model: "echo", messages: [{ role: "user", content: long }] }],
-      ["/v1/responses/compact", { model: "echo", input: [{ type: "compaction", encrypted_content: forged }, { role: "user", content: long }] }],
+      [
+        "/v1/responses/compact",
+        {
+          model: "echo",
+          input: [
+            { type: "compaction", encrypted_content: forged },
+            { role: "user", content: long },
+          ],
+        },
+      ],
     ];
     for (const [path, body] of requests) {
       const started = performance.now();

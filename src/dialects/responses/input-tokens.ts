@@ -100,7 +100,8 @@ export async function countInputTokens(request: ChatCompletionRequest): Promise<
     tokens += 3 + (await counter.count(message.role)) + (await counter.count(contentText(message.content)));
     if ("name" in message && typeof message.name === "string") tokens += 1 + (await counter.count(message.name));
     if (message.role === "assistant") {
-      for (const call of message.tool_calls ?? []) tokens += (await counter.count(call.function.name)) + (await counter.count(call.function.arguments));
+      for (const call of message.tool_calls ?? [])
+        tokens += (await counter.count(call.function.name)) + (await counter.count(call.function.arguments));
     }
   }
   for (const tool of request.tools ?? []) tokens += await counter.count(JSON.stringify(tool.function));

@@ -2,15 +2,32 @@ import type { BaseStore, Item } from "@langchain/langgraph";
 import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
 import { withDeadline } from "../../util/deadline.js";
+import { keptPage } from "../../util/kept-page.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { namespace as namespaceSchema, parseBody, storeDelete, storeNamespaces, storePut, storeSearch } from "./langgraph-schemas.js";
 
 /** The first label of a tenant's namespaces: the store routes of one tenant see only theirs. */
 const TENANT_LABEL = "chat-serve-tenant";
 
+/**
+ * A tenant's label in the store: its name, with the characters a store may not hold or match
+ * exactly (`.` and `:` LangGraph's separators, `%`, `_` and `\` SQL's wildcards) and the escape
+ * `~` itself written `~XX` (their UTF-8 bytes in hex). One name, one label; no two names meet.
+ */
+function tenantLabel(scope: string): string {
+  return scope.replace(/[.:%_\\~]/gu, (character) =>
+    [...Buffer.from(character, "utf8")].map((byte) => `~${byte.toString(16).padStart(2, "0")}`).join(""),
+  );
+}
+
 function inScope(scope: string, namespace: readonly string[]): string[] {
   if (namespace[0] === TENANT_LABEL) throw new AgentInvalidBodyError(`The namespace label '${TENANT_LABEL}' is reserved by the server.`);
-  return scope === "default" ? [...namespace] : [TENANT_LABEL, scope, ...namespace];
+  return scope === "default" ? [...namespace] : [TENANT_LABEL, tenantLabel(scope), ...namespace];
+}
+
+/** The default scope (no tenants) never sees a tenant's namespaces. */
+function visibleTo(scope: string, namespace: readonly string[]): boolean {
+  return scope !== "default" || namespace[0] !== TENANT_LABEL;
 }
 
 function outOfScope(scope: string, namespace: readonly string[]): string[] {
@@ -74,13 +91,20 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
   on.post("/store/items/search", async (request) => {
     const body = parseBody(storeSearch, request.body, "search");
     const scope = await routes.scopeOf(request);
-    const items = await call(() =>
-      store.search(inScope(scope, body.namespace_prefix ?? []), {
-        ...(body.filter == null ? {} : { filter: body.filter }),
-        limit: body.limit ?? 10,
-        offset: body.offset ?? 0,
-        ...(body.query == null ? {} : { query: body.query }),
-      }),
+    const prefix = inScope(scope, body.namespace_prefix ?? []);
+    const items = await keptPage(
+      (offset, limit) =>
+        call(() =>
+          store.search(prefix, {
+            ...(body.filter == null ? {} : { filter: body.filter }),
+            limit,
+            offset,
+            ...(body.query == null ? {} : { query: body.query }),
+          }),
+        ),
+      (item) => visibleTo(scope, item.namespace),
+      body.offset ?? 0,
+      body.limit ?? 10,
     );
     return { items: items.map((item) => itemJson(scope, item)) };
   });
@@ -90,17 +114,21 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
     const scope = await routes.scopeOf(request);
     const prefix = inScope(scope, body.prefix ?? []);
     const depth = body.max_depth == null ? undefined : body.max_depth + (scope === "default" ? 0 : 2);
-    const namespaces = await call(() =>
-      store.listNamespaces({
-        ...(prefix.length === 0 ? {} : { prefix }),
-        ...(body.suffix == null ? {} : { suffix: body.suffix }),
-        ...(depth === undefined ? {} : { maxDepth: depth }),
-        limit: body.limit ?? 100,
-        offset: body.offset ?? 0,
-      }),
+    const namespaces = await keptPage(
+      (offset, limit) =>
+        call(() =>
+          store.listNamespaces({
+            ...(prefix.length === 0 ? {} : { prefix }),
+            ...(body.suffix == null ? {} : { suffix: body.suffix }),
+            ...(depth === undefined ? {} : { maxDepth: depth }),
+            limit,
+            offset,
+          }),
+        ),
+      (labels) => visibleTo(scope, labels),
+      body.offset ?? 0,
+      body.limit ?? 100,
     );
-    // The default scope never sees a tenant's namespaces.
-    const visible = scope === "default" ? namespaces.filter((labels) => labels[0] !== TENANT_LABEL) : namespaces;
-    return { namespaces: visible.map((labels) => outOfScope(scope, labels)) };
+    return { namespaces: namespaces.map((labels) => outOfScope(scope, labels)) };
   });
 }

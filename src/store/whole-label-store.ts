@@ -25,7 +25,7 @@ class UnmatchableLabelError extends Error {
 }
 
 /** True when `namespace` starts with `prefix`, label by label (`*` in `prefix` matches any label). */
-export function startsWithLabels(namespace: readonly string[], prefix: readonly string[]): boolean {
+function startsWithLabels(namespace: readonly string[], prefix: readonly string[]): boolean {
   if (prefix.length > namespace.length) return false;
   return prefix.every((label, index) => label === "*" || label === namespace[index]);
 }

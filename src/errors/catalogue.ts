@@ -290,6 +290,28 @@ export class GraphConfigurationError extends ServerError {
   readonly code = "graph_configuration_error";
 }
 
+/**
+ * An error a graph throws for its user to read: its message reaches the client on every
+ * surface (the OpenAI and Anthropic error bodies, AG-UI's `RUN_ERROR`, the AI SDK's error
+ * chunk, A2A's failed task, MCP's error result, the Agent Protocol's `error` event and
+ * `__error__`). Any other error a graph throws is internal: the client reads a generic
+ * sentence and the log keeps the text with the request or run id.
+ *
+ * @example
+ * ```ts
+ * import { UserFacingError } from "chat-serve";
+ * if (!city) throw new UserFacingError("I do not know that city: try its full name.");
+ * ```
+ */
+export class UserFacingError extends ServerError {
+  readonly status = 500;
+  readonly code: string;
+  constructor(message: string, options: { code?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? {} : { cause: options.cause });
+    this.code = options.code ?? "graph_error";
+  }
+}
+
 /** Anything unexpected. Its message is generic; the cause is only logged. */
 export class InternalError extends ServerError {
   readonly status = 500;

@@ -1,4 +1,6 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { InternalError, UserFacingError } from "../../errors/catalogue.js";
+import { toServeError } from "../../errors/to-serve-error.js";
 
 /** A LangGraph state snapshot, as `getState` and `getStateHistory` give it. */
 export interface StateSnapshot {
@@ -57,11 +59,17 @@ function checkpointOf(config: RunnableConfig | undefined, threadId?: string): Pr
   };
 }
 
+/**
+ * A task's error as a client may read it: a graph's UserFacingError as it was, anything else
+ * the generic sentence every surface gives (the run's log has the text). An error read back
+ * from a checkpoint is a plain `{ name, message }`, so there its class is told by its name.
+ */
 function errorText(error: unknown): string | null {
   if (error == null) return null;
-  if (error instanceof Error) return error.message;
-  if (typeof error === "object" && "message" in error) return String((error as { message: unknown }).message);
-  return String(error);
+  if (error instanceof Error) return toServeError(error).message;
+  const { name, message } = error as { name?: unknown; message?: unknown };
+  if (name === UserFacingError.name && typeof message === "string") return message;
+  return new InternalError().message;
 }
 
 /**

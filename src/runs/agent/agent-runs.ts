@@ -1,6 +1,7 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { RunLease } from "../../coordination/run-coordinator.js";
 import { AgentConflictError, AgentNotFoundError, ServerShuttingDownError } from "../../errors/catalogue.js";
+import { toServeError } from "../../errors/to-serve-error.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { anySignal } from "../../util/any-signal.js";
@@ -248,12 +249,14 @@ export class AgentRuns {
       } else {
         status = "error";
         threadStatus = "error";
-        failure = error instanceof Error ? error.message : String(error);
-        const name = error instanceof Error ? error.name : "Error";
-        live.result = { __error__: { error: name, message: failure } };
-        events.push("error", { error: name, message: failure });
+        // What the client reads: chat-serve's own errors and a graph's UserFacingError as they
+        // are, a provider's failure as a sentence of ours, anything else generic; the log has it all.
+        const shown = toServeError(error);
+        failure = shown.message;
+        live.result = { __error__: { error: shown.name, message: failure } };
+        events.push("error", { error: shown.name, message: failure });
         if (!(error instanceof AgentConflictError))
-          this.#options.log?.error({ err: error, runId: record.run_id }, "an Agent Protocol run failed");
+          this.#options.log?.error({ err: error, runId: record.run_id, threadId: record.thread_id }, "an Agent Protocol run failed");
       }
     } finally {
       events.finish();

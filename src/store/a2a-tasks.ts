@@ -1,3 +1,5 @@
+import { FairMap } from "../util/fair-share.js";
+
 /** An A2A task: its turns are stored responses; this record says which is the latest. */
 export interface TaskRecord {
   id: string;
@@ -36,9 +38,9 @@ export interface A2aTaskStore {
   inContext(scope: string, contextId: string, limit: number): Promise<TaskRecord[]>;
 }
 
-/** The tasks in this process's memory: at most `max`, the least recently moved going first. */
+/** The tasks in this process's memory: at most `max`, the least recently moved of the tenant holding the most going first. */
 export class MemoryA2aTasks implements A2aTaskStore {
-  readonly #tasks = new Map<string, TaskRecord>();
+  readonly #tasks = new FairMap<TaskRecord>((record) => record.scope);
 
   constructor(
     readonly max = 10_000,
@@ -46,12 +48,8 @@ export class MemoryA2aTasks implements A2aTaskStore {
   ) {}
 
   #put(record: TaskRecord): void {
-    this.#tasks.delete(record.id);
     this.#tasks.set(record.id, structuredClone(record));
-    for (const id of this.#tasks.keys()) {
-      if (this.#tasks.size <= this.max) break;
-      this.#tasks.delete(id);
-    }
+    this.#tasks.evictOver(this.max);
   }
 
   async create(record: TaskRecord): Promise<void> {

@@ -1,4 +1,5 @@
 import { copyData } from "../util/copy-data.js";
+import { FairMap } from "../util/fair-share.js";
 
 /** A thread's status as the LangGraph Agent Protocol has it. */
 export type AgentThreadStatus = "idle" | "busy" | "interrupted" | "error";
@@ -61,7 +62,10 @@ export interface AgentRecords {
   listRuns(scope: string, threadId: string): Promise<AgentRunRecord[]>;
 }
 
-/** How much the in-memory records keep: threads beyond the cap go, least recently updated first, with their runs. */
+/**
+ * How much the in-memory records keep: threads beyond the cap go with their runs, taken from
+ * the tenant holding the most, its least recently updated first (see `FairShare`).
+ */
 export interface MemoryAgentRecordsLimits {
   /** Threads kept (default 10,000). */
   maxThreads?: number;
@@ -76,7 +80,8 @@ const ownerKey = (scope: string, id: string) => `${scope}\u0000${id}`;
  * that is evicted is handed to `onEvict`, so that its checkpoints are deleted too.
  */
 export class MemoryAgentRecords implements AgentRecords {
-  readonly #threads = new Map<string, AgentThreadRecord>();
+  /** Least recently updated first, per tenant: what an eviction takes. */
+  readonly #threads = new FairMap<AgentThreadRecord>((record) => record.scope);
   readonly #runs = new Map<string, AgentRunRecord>();
   /** Run ids of each thread, oldest first. */
   readonly #threadRuns = new Map<string, string[]>();
@@ -97,17 +102,14 @@ export class MemoryAgentRecords implements AgentRecords {
 
   async putThread(record: AgentThreadRecord): Promise<void> {
     const key = ownerKey(record.scope, record.thread_id);
-    // Map order is insertion order: a write moves the thread to the newest end.
-    this.#threads.delete(key);
+    // A write makes the thread its tenant's most recently used.
     this.#threads.set(key, copyData(record));
     this.#evict();
   }
 
+  /** Over the cap, the tenant holding the most threads loses its least recently updated idle ones. */
   #evict(): void {
-    if (this.#threads.size <= this.#maxThreads) return;
-    for (const [key, record] of this.#threads) {
-      if (this.#threads.size <= this.#maxThreads) return;
-      if (record.status === "busy") continue;
+    for (const [key, record] of this.#threads.evictOver(this.#maxThreads, (thread) => thread.status === "busy")) {
       this.#dropThread(key);
       this.onEvict?.(record);
     }

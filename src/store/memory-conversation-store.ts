@@ -1,4 +1,5 @@
 import { copyData } from "../util/copy-data.js";
+import { FairMap } from "../util/fair-share.js";
 import { MemoryA2aTasks } from "./a2a-tasks.js";
 import { MemoryAgentRecords } from "./agent-records.js";
 import {
@@ -55,9 +56,10 @@ const UNFINISHED = new Set(["queued", "in_progress"]);
  */
 export class MemoryConversationStore implements ConversationStore {
   readonly durable = false;
-  readonly #responses = new Map<string, ResponseRecord>();
-  readonly #conversations = new Map<string, Conversation>();
-  readonly #sessions = new Map<string, Session>();
+  // Each bounded by tenant-fair eviction: past a cap, the tenant holding the most loses its oldest.
+  readonly #responses = new FairMap<ResponseRecord>((record) => record.scope);
+  readonly #conversations = new FairMap<Conversation>((conversation) => conversation.record.scope);
+  readonly #sessions = new FairMap<Session>((session) => session.owner.scope);
   readonly #idempotency = new Map<string, IdempotencyRecord & { createdAt: Date }>();
   readonly tasks: MemoryA2aTasks;
   readonly agentRecords = new MemoryAgentRecords();
@@ -122,14 +124,9 @@ export class MemoryConversationStore implements ConversationStore {
     return [...seen].filter(([threadId]) => !this.#referenced(threadId)).map(([threadId, model]) => ({ threadId, model }));
   }
 
-  /** Drops the oldest entries of a map over its cap, remembering the threads they leave behind. */
-  #evict<T>(map: Map<string, T>, max: number, threadsOf: (value: T) => (ThreadPoint & { model: string })[]): void {
-    const dropped: (ThreadPoint & { model: string })[] = [];
-    while (map.size > max) {
-      const [key, value] = map.entries().next().value as [string, T];
-      map.delete(key);
-      dropped.push(...threadsOf(value));
-    }
+  /** Drops entries of a map over its cap (the largest tenant's oldest), remembering the threads they leave behind. */
+  #evict<T>(map: FairMap<T>, max: number, threadsOf: (value: T) => (ThreadPoint & { model: string })[]): void {
+    const dropped = map.evictOver(max).flatMap(([, value]) => threadsOf(value));
     if (dropped.length === 0) return;
     this.#ref(dropped, -1);
     const released = this.#released(dropped);

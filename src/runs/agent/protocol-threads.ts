@@ -1,5 +1,6 @@
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
 import { MULTITASK_STRATEGIES, type MultitaskStrategy } from "../../store/agent-records.js";
+import { FairShare } from "../../util/fair-share.js";
 import { interruptsOf } from "./agent-graph.js";
 import type { AgentRunRequest } from "./agent-run-config.js";
 import type { AgentThreads } from "./agent-threads.js";
@@ -72,6 +73,8 @@ const keyOf = (namespace: readonly string[]) => JSON.stringify(namespace);
  */
 export class ProtocolThreads {
   readonly #sessions = new Map<string, ThreadSession>();
+  /** Each tenant's sessions, least recently used first: what forgetting takes. */
+  #shares = new FairShare();
   readonly #options: {
     threads: AgentThreads;
     maxThreads: number;
@@ -95,19 +98,27 @@ export class ProtocolThreads {
     let session = this.#sessions.get(key);
     if (session === undefined) {
       session = { log: new ProtocolLog(this.#options.eventsPerThread), namespaces: new Map(), announced: new Set(), runsInFlight: 0 };
-      this.#forgetIdle();
-    } else this.#sessions.delete(key);
-    // The most recently used last: the first ones are forgotten first.
-    this.#sessions.set(key, session);
+      this.#sessions.set(key, session);
+    }
+    // The tenant's most recently used last: its first ones are forgotten first.
+    this.#shares.add(scope, key);
+    this.#forgetIdle(key);
     return session;
   }
 
-  /** Keeps at most `maxThreads` sessions, forgetting the least recently used that nobody follows and nothing runs on. */
-  #forgetIdle(): void {
-    for (const [key, session] of this.#sessions) {
-      if (this.#sessions.size < this.#options.maxThreads) return;
-      if (session.log.followers > 0 || session.runsInFlight > 0) continue;
-      session.log.close();
+  /**
+   * Keeps at most `maxThreads` sessions: past it, the tenant holding the most loses its least
+   * recently used that nobody follows and nothing runs on (never `current`, just asked for).
+   */
+  #forgetIdle(current: string): void {
+    const excess = this.#sessions.size - this.#options.maxThreads;
+    if (excess <= 0) return;
+    const busy = (key: string) => {
+      const session = this.#sessions.get(key);
+      return key === current || session === undefined || session.log.followers > 0 || session.runsInFlight > 0;
+    };
+    for (const key of this.#shares.victims(excess, busy)) {
+      this.#sessions.get(key)?.log.close();
       this.#sessions.delete(key);
     }
   }
@@ -137,6 +148,7 @@ export class ProtocolThreads {
   close(): void {
     for (const session of this.#sessions.values()) session.log.close();
     this.#sessions.clear();
+    this.#shares = new FairShare();
   }
 
   /** Answers a command on a thread; `start` runs what `run.start` and `input.respond` ask for. */

@@ -34,6 +34,7 @@ const { version: packageVersion } = createRequire(import.meta.url)("../../packag
 const DEFAULT_BODY_LIMIT = 1_048_576;
 const DEFAULT_BACKGROUND_CONCURRENCY = 4;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const DEFAULT_STALLED_CLIENT_MS = 30_000;
 
 export interface ChatServeOptions {
   /** A host fastify app to mount into. Absent: a new one is created. */
@@ -51,6 +52,11 @@ export interface ChatServeOptions {
   bodyLimit?: number;
   /** Silence after which a stream gets a keep-alive comment (default 15 s). */
   keepAliveMs?: number;
+  /**
+   * A client that reads nothing of an answer for this long, once its connection's buffers are
+   * full, is dropped and its run ended (default 30 s). Until then its run waits for it.
+   */
+  stalledClientTimeoutMs?: number;
   /**
    * A WebSocket of the Responses WebSocket mode with no response running and no message for
    * this long is closed (default 5 minutes).
@@ -271,6 +277,7 @@ export class ChatServe {
       runs: this.#runs,
       bodyLimit: this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+      stalledClientMs: this.#options.stalledClientTimeoutMs ?? DEFAULT_STALLED_CLIENT_MS,
       socketIdleMs: this.#options.socketIdleMs ?? 300_000,
       backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
       requestLog: this.#options.requestLog ?? true,

@@ -119,6 +119,7 @@ export const configSchema = z.strictObject({
       requestTimeoutMs: z.int().min(1_000).default(60_000),
       keepAliveTimeoutMs: z.int().min(1_000).default(72_000),
       shutdownGraceMs: z.int().min(0).max(3_600_000).default(10_000),
+      stalledClientTimeoutMs: z.int().min(100).default(30_000),
       cors: z.strictObject({ origins: z.array(z.string().min(1)).min(1, "must list at least one origin") }).optional(),
     })
     .prefault({}),
@@ -302,6 +303,11 @@ export interface ChatServeConfig {
     keepAliveTimeoutMs?: number;
     /** How long open streams may finish after SIGTERM/SIGINT before they are ended. Default 10 s. */
     shutdownGraceMs?: number;
+    /**
+     * A client that reads nothing of a streamed answer for this long, once its connection's
+     * buffers are full, is dropped and its run ended; until then the run waits for it. Default 30 s.
+     */
+    stalledClientTimeoutMs?: number;
     /** Browser origins allowed to call the API (CORS). Default: none. */
     cors?: { origins: string[] };
   };

@@ -42,6 +42,7 @@ async function follow(reply: FastifyReply, options: RunRouteOptions, responseId:
     }
     await writeSse(reply, from.events, {
       keepAliveMs: options.keepAliveMs,
+      stalledClientMs: options.stalledClientMs,
       typedEvents: true,
       errorFrame: (error) => errorBody(toServeError(error)),
     });

@@ -48,6 +48,8 @@ export interface ChatServePluginOptions {
   prefix: string;
   bodyLimit: number;
   keepAliveMs: number;
+  /** A client whose connection takes nothing for this long, with the answer waiting, is dropped and its run ended. */
+  stalledClientMs: number;
   /** A WebSocket with nothing running and no message for this long is closed (the Responses WebSocket mode). */
   socketIdleMs: number;
   /** Deadline of each readiness check. */

@@ -4,6 +4,7 @@ import { GraphConfigurationError } from "../errors/catalogue.js";
 import { isServeError, type ServeError } from "../errors/serve-error.js";
 import { toServeError } from "../errors/to-serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { ClientFlow } from "../runs/flow-control.js";
 import type { ResumeOf } from "../runs/interrupts/interrupt-run.js";
 import { type PreparedRun, prepareRun, type RunRequestContext } from "../runs/prepare-run.js";
 import type { RunTracker } from "../runs/run-tracker.js";
@@ -14,6 +15,7 @@ import type { ChatCompletionRequest } from "../wire/request.js";
 import type { Admission, RunLimits } from "./limits.js";
 import type { ServerMetrics } from "./metrics.js";
 import { assertVisible } from "./visibility.js";
+import { whenWritable } from "./writable.js";
 
 /**
  * The server-trusted isolation scope of interrupt checkpoints, from an authenticated tenant
@@ -65,6 +67,8 @@ export interface RunRouteOptions {
   runs: RunTracker;
   bodyLimit: number;
   keepAliveMs: number;
+  /** A client whose connection takes nothing for this long is dropped (`server.stalledClientTimeoutMs`). */
+  stalledClientMs: number;
   backendTimeoutMs: number;
   limits?: RunLimits;
   metrics?: ServerMetrics;
@@ -165,12 +169,15 @@ export interface RunClient<R> {
   abandoned(): R;
   /** The HTTP reply, for the rate-limit headers; a WebSocket message has none. */
   reply?: FastifyReply;
+  /** Undefined while the client takes data; else when it does again (see `writable.ts`): the run's backpressure. */
+  writable?: ClientFlow;
 }
 
 /** An HTTP reply as a run's client: gone when its connection closes before the answer ended. */
-function replyClient(reply: FastifyReply): RunClient<FastifyReply> {
+function replyClient(reply: FastifyReply, stalledMs: number): RunClient<FastifyReply> {
   return {
     reply,
+    writable: () => whenWritable(reply.raw, stalledMs),
     watch(gone) {
       const onClose = () => {
         if (!reply.raw.writableFinished) gone();
@@ -199,7 +206,7 @@ export function runForRequest<T>(
   respond: (run: PreparedRun) => Promise<T>,
   extras: RunExtras = {},
 ): Promise<T | FastifyReply> {
-  return runForClient(request, replyClient(reply), options, engineRequest, respond, extras);
+  return runForClient(request, replyClient(reply, options.stalledClientMs), options, engineRequest, respond, extras);
 }
 
 /** `runForRequest` for any client: an HTTP reply, or one message of a WebSocket. */
@@ -231,6 +238,7 @@ export async function runForClient<T, R>(
       scope: scopeResolver(request, options.checkpointScope),
       caller: { tenant: caller?.tenant },
     };
+    if (client.writable !== undefined) context.flow = client.writable;
     if (extras.resumeOf !== undefined) context.resumeOf = extras.resumeOf;
     if (extras.thread !== undefined) context.thread = extras.thread;
     if (extras.toolEventsByDefault !== undefined) context.toolEventsByDefault = extras.toolEventsByDefault;

@@ -1,11 +1,13 @@
-import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
 import { JsonText } from "../util/json-text.js";
 import type { ErrorBody } from "../wire/response.js";
+import { whenWritable } from "./writable.js";
 
 export interface SseOptions {
   /** A `: keep-alive` comment is written after this much silence. */
   keepAliveMs: number;
+  /** A client that takes nothing for this long while the socket is full is dropped (its run ends as if it left). */
+  stalledClientMs: number;
   /** The error frame to send when the producer fails after the stream has begun. */
   errorFrame: (error: unknown) => ErrorBody;
   /**
@@ -31,19 +33,6 @@ export interface SseRender<T> {
 function frameOf(chunk: unknown, typed: boolean): string {
   const data = `data: ${chunk instanceof JsonText ? chunk.json : JSON.stringify(chunk)}\n\n`;
   return typed ? `event: ${(chunk as { type: string }).type}\n${data}` : data;
-}
-
-/** Waits until the socket takes more data or the response closes; leaves no listener behind. */
-export function drained(raw: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      raw.off("drain", done);
-      raw.off("close", done);
-      resolve();
-    };
-    raw.on("drain", done);
-    raw.on("close", done);
-  });
 }
 
 /**
@@ -94,7 +83,7 @@ export async function writeSse<T>(reply: FastifyReply, items: AsyncIterable<T>, 
   // holds back the next event. A promise only then: a token costs no promise of its own.
   const send = (chunks: Iterable<unknown>): Promise<void> | undefined => {
     for (const chunk of chunks) write(frameOf(chunk, typed));
-    return raw.writableNeedDrain && !raw.destroyed ? drained(raw) : undefined;
+    return whenWritable(raw, options.stalledClientMs);
   };
   try {
     try {

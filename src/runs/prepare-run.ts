@@ -9,6 +9,7 @@ import { type RunCaller, resolveRuntimeContext } from "../settings/runtime-conte
 import { anySignal } from "../util/any-signal.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
+import { type ClientFlow, ClientFlowHandler } from "./flow-control.js";
 import { type InterruptRun, prepareInterruptRun, type ResumeOf } from "./interrupts/interrupt-run.js";
 import { toLangChainMessages } from "./messages/messages-in.js";
 import { buildRunConfig } from "./run-config.js";
@@ -74,6 +75,8 @@ export interface RunRequestContext {
   leaseTtlMs?: number;
   /** The profile's default for automatic tool statuses when the model sets none (the `chat-ui` profile: on). */
   toolEventsByDefault?: boolean;
+  /** The client's backpressure: the run's models wait on it while the client's connection is full. */
+  flow?: ClientFlow;
 }
 
 /** The opt-in value of `metadata.graph_stream_events` this server speaks. */
@@ -223,7 +226,11 @@ export async function prepareRun(
     requestId: context.requestId,
     model: request.model,
     runtimeCallbacks: config.runtimeCallbacks,
-    serviceHandlers: tracer === undefined ? [usage] : [usage, tracer],
+    serviceHandlers: [
+      usage,
+      ...(tracer === undefined ? [] : [tracer]),
+      ...(context.flow === undefined ? [] : [new ClientFlowHandler(context.flow)]),
+    ],
     traced: config.runtimeCallbacks !== undefined || tracer !== undefined,
     sessionId: request.metadata.session_id,
     signal: runSignal.signal,

@@ -76,7 +76,7 @@ describe("tenants and the in-memory caps", () => {
       const state = await command("a", threadId, { id: 2, method: "state.get", params: {} });
       applied = state.body.meta?.applied_through_seq ?? 0;
       assert.ok(JSON.stringify(state.body).includes("hello"), JSON.stringify(state.body));
-    });
+    }, 10_000);
     assert.ok(applied > 0, "the run logged events");
     for (let start = 0; start < 1_000; start += 50) {
       await Promise.all(Array.from({ length: 50 }, () => command("b", randomUUID(), { id: 1, method: "state.get", params: {} })));

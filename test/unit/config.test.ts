@@ -72,6 +72,7 @@ describe("loading the config file", () => {
       requestTimeoutMs: 60_000,
       keepAliveTimeoutMs: 72_000,
       shutdownGraceMs: 10_000,
+      stalledClientTimeoutMs: 30_000,
     });
     assert.equal(loaded.config.backendTimeoutMs, 2_000);
   });

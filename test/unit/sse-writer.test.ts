@@ -25,6 +25,7 @@ async function responseWrites<T>(chunks: () => AsyncIterable<T>, render?: SseRen
       chunks(),
       {
         keepAliveMs: 60_000,
+        stalledClientMs: 30_000,
         errorFrame: () => ({ error: { message: "x", type: "x", param: null, code: null } }),
       },
       render,

@@ -200,6 +200,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     cors: server.cors,
     ...(metricsSettings === undefined ? {} : { metrics: metricsSettings }),
     bodyLimit: server.bodyLimit,
+    stalledClientTimeoutMs: server.stalledClientTimeoutMs,
     backendTimeoutMs: loaded.config.backendTimeoutMs,
     httpTimeouts: {
       headersTimeoutMs: server.headersTimeoutMs,

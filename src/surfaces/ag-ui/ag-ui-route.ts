@@ -49,6 +49,7 @@ export async function answerRunInput(
         withSteps(run, observedEvents(request, context, run, streamRun(run))),
         {
           keepAliveMs: context.keepAliveMs,
+          stalledClientMs: context.stalledClientMs,
           errorFrame: (error) => errorBody(streamErrorBody(request, reply, context, run, error)),
           // AG-UI's stream ends with its RUN_FINISHED or RUN_ERROR event, not `[DONE]`.
           endWithDone: false,

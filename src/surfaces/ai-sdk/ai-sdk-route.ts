@@ -32,6 +32,7 @@ export async function answerUiRequest(
         observedEvents(request, context, run, streamRun(run)),
         {
           keepAliveMs: context.keepAliveMs,
+          stalledClientMs: context.stalledClientMs,
           errorFrame: (error) => errorBody(streamErrorBody(request, reply, context, run, error)),
         },
         {

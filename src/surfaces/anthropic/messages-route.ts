@@ -38,7 +38,7 @@ export async function answerMessages(request: FastifyRequest, reply: FastifyRepl
       await writeSse(
         reply,
         observedEvents(request, context, run, streamRun(run)),
-        { keepAliveMs: context.keepAliveMs, errorFrame: failure as never, typedEvents: true },
+        { keepAliveMs: context.keepAliveMs, stalledClientMs: context.stalledClientMs, errorFrame: failure as never, typedEvents: true },
         { first: events.first, of: (event) => events.of(event), fail: (error) => events.fail(failure(error).error) },
       );
       return reply;

@@ -41,7 +41,7 @@ async function answerWith(reply: FastifyReply, options: ChatRouteOptions, identi
   await writeSse(
     reply,
     events,
-    { keepAliveMs: options.keepAliveMs, errorFrame: (error) => errorBody(toServeError(error)) },
+    { keepAliveMs: options.keepAliveMs, stalledClientMs: options.stalledClientMs, errorFrame: (error) => errorBody(toServeError(error)) },
     completionChunks(identity, false),
   );
   return reply;
@@ -95,6 +95,7 @@ async function chatUiCompletion(request: FastifyRequest, reply: FastifyReply, op
           events,
           {
             keepAliveMs: options.keepAliveMs,
+            stalledClientMs: options.stalledClientMs,
             errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
           },
           uiChunks(completionChunks(identity(), includeUsage)),
@@ -132,6 +133,7 @@ export function answerChatCompletion(request: FastifyRequest, reply: FastifyRepl
           observedEvents(request, options, run, streamRun(run)),
           {
             keepAliveMs: options.keepAliveMs,
+            stalledClientMs: options.stalledClientMs,
             errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
           },
           completionFrames(identity, includeUsage),

@@ -1,17 +1,18 @@
 import type { FastifyReply } from "fastify";
-import { drained } from "../../http/sse-writer.js";
+import { whenWritable } from "../../http/writable.js";
 import type { LoggedEvent } from "../../runs/agent/run-events.js";
 
 /**
  * Writes a run's events as the LangGraph server does: `event:` and `data:` lines per event,
  * with its `id:` when the stream is resumable (a client reconnects with `Last-Event-ID`), a
- * `: heartbeat` comment after `keepAliveMs` of silence. Returns when the events end or the
+ * `: heartbeat` comment after `keepAliveMs` of silence; a client whose connection stays full for
+ * `stalledClientMs` is dropped. Returns when the events end or the
  * client has gone; the heartbeat timer is this function's own and ends on every way out.
  */
 export async function writeAgentSse(
   reply: FastifyReply,
   events: AsyncIterable<LoggedEvent>,
-  options: { keepAliveMs: number; ids: boolean; headers?: Record<string, string> },
+  options: { keepAliveMs: number; stalledClientMs: number; ids: boolean; headers?: Record<string, string> },
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
@@ -31,8 +32,10 @@ export async function writeAgentSse(
     for await (const { id, event, json } of events) {
       if (raw.destroyed) break;
       heartbeat.refresh();
-      const more = raw.write(`${options.ids ? `id: ${id}\n` : ""}event: ${event}\ndata: ${json}\n\n`);
-      if (!more && !raw.destroyed) await drained(raw);
+      raw.write(`${options.ids ? `id: ${id}\n` : ""}event: ${event}\ndata: ${json}\n\n`);
+      // A client that stops reading is waited for (the run's events stay in its log), then dropped.
+      const full = whenWritable(raw, options.stalledClientMs);
+      if (full !== undefined) await full;
     }
   } finally {
     clearInterval(heartbeat);

@@ -34,6 +34,7 @@ export interface LangGraphRoutes {
   /** The models the caller's key may use. */
   visible(request: FastifyRequest): string[];
   keepAliveMs: number;
+  stalledClientMs: number;
   backendTimeoutMs: number;
   /** Request rates and concurrent runs, when the server limits them. */
   limits: SurfaceContext["limits"];
@@ -100,6 +101,7 @@ export function langGraphRoutes(
     },
     visible: (request) => visibleModels(registry, request.chatServeCaller),
     keepAliveMs: context.keepAliveMs,
+    stalledClientMs: context.stalledClientMs,
     backendTimeoutMs: context.backendTimeoutMs,
     limits: context.limits,
     startedAt: options.startedAt,

@@ -91,6 +91,7 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
     try {
       await writeAgentSse(reply, asSse(protocol.follow(scope, request.params.thread_id, filter, gone.signal)), {
         keepAliveMs: routes.keepAliveMs,
+        stalledClientMs: routes.stalledClientMs,
         ids: true,
       });
     } finally {

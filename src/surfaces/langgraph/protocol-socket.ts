@@ -3,6 +3,7 @@ import type { FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
 import { UpgradeRequiredError } from "../../errors/catalogue.js";
 import { toServeError } from "../../errors/to-serve-error.js";
+import { whenSocketWritable } from "../../http/writable.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { ProtocolEvent, ProtocolFilter } from "../../runs/agent/protocol-log.js";
 import type { ProtocolCommand, StartRun } from "../../runs/agent/protocol-threads.js";
@@ -88,6 +89,9 @@ function serveSocket(
           break;
         }
       }
+      // A client that stops reading is waited for (the events stay in the thread's log), then dropped.
+      const full = whenSocketWritable(socket, deps.routes.stalledClientMs);
+      if (full !== undefined) await full;
     }
     // The log closed under it (the server is closing): so does the socket.
     if (!controller.signal.aborted) socket.close(GOING_AWAY, "The server is closing.");

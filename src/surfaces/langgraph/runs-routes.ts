@@ -49,6 +49,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     try {
       await writeAgentSse(reply, events.follow(options.after, gone.signal), {
         keepAliveMs: routes.keepAliveMs,
+        stalledClientMs: routes.stalledClientMs,
         ids: options.ids,
         headers: { "content-location": `/threads/${run.thread_id}/runs/${run.run_id}` },
       });

@@ -51,6 +51,7 @@ export function addResponsesRoutes(routes: RouteTable, options: RunRouteOptions)
             observedEvents(request, options, run, streamRun(run)),
             {
               keepAliveMs: options.keepAliveMs,
+              stalledClientMs: options.stalledClientMs,
               typedEvents: true,
               errorFrame: (error) => errorBody(streamErrorBody(request, reply, options, run, error)),
             },

@@ -8,6 +8,7 @@ import { toServeError } from "../../errors/to-serve-error.js";
 import { observedEvents, type RunClient, type RunRouteOptions, requestScope, runErrorBody, runForClient } from "../../http/run-request.js";
 import { assertVisible } from "../../http/visibility.js";
 import { openWebSocket } from "../../http/websocket-upgrade.js";
+import { whenSocketWritable } from "../../http/writable.js";
 import { streamRun } from "../../runs/stream-run.js";
 
 // The Responses API's WebSocket mode (`GET /responses` upgraded), as Open Responses specifies
@@ -194,6 +195,7 @@ class ResponsesSession {
       },
       gone: () => socket.readyState !== OPEN,
       abandoned: () => undefined,
+      writable: () => whenSocketWritable(socket, options.stalledClientMs),
     };
     return runForClient(
       request,

@@ -19,9 +19,13 @@ export function registerErrorShape(server: object, prefix: string, render: Rende
 
 /** The shape of the mount a URL falls under: the longest prefix that holds it; the OpenAI envelope by default. */
 export function renderOf(request: FastifyRequest): Render {
-  const path = request.url.split("?")[0] ?? "";
+  return renderAt(request.server.server, request.url);
+}
+
+function renderAt(server: object | undefined, url: string): Render {
+  const path = url.split("?")[0] ?? "";
   let best: { prefix: string; render: Render } | undefined;
-  for (const shape of SHAPES.get(request.server.server) ?? []) {
+  for (const shape of (server === undefined ? undefined : SHAPES.get(server)) ?? []) {
     const under = shape.prefix === "" || path === shape.prefix || path.startsWith(`${shape.prefix}/`);
     if (under && (best === undefined || shape.prefix.length > best.prefix.length)) best = shape;
   }
@@ -60,9 +64,10 @@ export function missingHostHook(request: FastifyRequest, reply: FastifyReply, do
 /**
  * The HTTP server's `clientError`: headers over the size limit (431), a request that was not
  * received in time (408), or framing that is not HTTP (400). No request object exists yet,
- * so the answer is written to the socket directly, in the OpenAI envelope with a new
- * `x-request-id`, and the connection is closed. Set on the app chat-serve creates; a host
- * app can pass it to `Fastify({ clientErrorHandler })`.
+ * so the answer is written to the socket directly, with a new `x-request-id`, in the shape of
+ * the mount its request line names (the OpenAI envelope when it names none), and the
+ * connection is closed. Set on the app chat-serve creates; a host app can pass it to
+ * `Fastify({ clientErrorHandler })`.
  */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection, or one whose response has begun, has nothing left to answer.
@@ -77,7 +82,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? new InvalidHttpRequestError(408, "The request was not received in time; send the whole request promptly.")
         : new InvalidHttpRequestError(400, "The request is not valid HTTP.");
-  const body = JSON.stringify(errorBody(serveError));
+  // The request line, when the parser got that far, says whose shape the answer takes.
+  const requestLine = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 2048).toString("latin1").split("\r\n", 1)[0] ?? "";
+  const url = /^[A-Z]+ (\S+) HTTP\/1\.[01]$/u.exec(requestLine)?.[1] ?? "";
+  const body = JSON.stringify(renderAt((socket as Socket & { server?: object }).server, url)(serveError));
   socket.end(
     `HTTP/1.1 ${serveError.status} ${STATUS_CODES[serveError.status] ?? "Error"}\r\n` +
       "content-type: application/json; charset=utf-8\r\n" +

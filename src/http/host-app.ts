@@ -1,9 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { InvalidApiKeyError, MethodNotAllowedError, UnknownUrlError } from "../errors/catalogue.js";
+import { toServeError } from "../errors/to-serve-error.js";
 import { escapeHtml } from "../util/escape-html.js";
 import { bearerToken, secretDigest } from "./auth.js";
-import { clientErrorHandler, frameworkErrorHandler, missingHostHook } from "./framework-errors.js";
+import { clientErrorHandler, frameworkErrorHandler, missingHostHook, renderOf } from "./framework-errors.js";
 import type { MethodIndex } from "./method-index.js";
 import type { MetricsSettings } from "./metrics.js";
 import { sendServeError } from "./plugin.js";
@@ -63,6 +64,13 @@ ${urls
       return reply.type("text/html; charset=utf-8").send(page);
     }
     return { object: "chat-serve", message, ...links };
+  });
+  // What fails before a root route answers (the body of a request to an unknown path that is not
+  // JSON): the mount's shape, an x-request-id, never the framework's own body.
+  app.setErrorHandler((error, request, reply) => {
+    const serveError = toServeError(error, { contentType: request.headers["content-type"] });
+    if (serveError.status >= 500) request.log.error({ err: error }, "request failed");
+    return sendServeError(reply.header("x-request-id", resolveRequestId(request)), serveError, renderOf(request));
   });
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split("?")[0] ?? "/";

@@ -1,6 +1,8 @@
 // A seeded generator of Agent Protocol requests: valid bodies of every route group, mutated
 // (wrong types, prototype keys, odd stream modes, commands with input, namespaces with empty
-// or odd labels), on real and made-up thread and run ids, with broken JSON now and then.
+// or odd labels, checkpoint ids and namespaces an object has of its own, repeated query
+// parameters, message content of any type), on real and made-up thread and run ids, with
+// broken JSON now and then.
 
 import { AGENT_STREAM_MODES } from "../../src/runs/agent/agent-stream.js";
 import { MULTITASK_STRATEGIES } from "../../src/store/agent-records.js";
@@ -20,7 +22,14 @@ const IDS = ["", "%ZZ", "__proto__", "constructor", "00000000-0000-0000-0000-000
 function runBody(random: Random): Record<string, unknown> {
   const body: Record<string, unknown> = { assistant_id: random.pick(ASSISTANTS) };
   if (random.chance(0.7))
-    body.input = { messages: [{ role: random.pick(["user", "human", "ai", "tool", ""]), content: randomString(random) }] };
+    body.input = {
+      messages: [
+        {
+          role: random.pick(["user", "human", "ai", "tool", ""]),
+          content: random.chance(0.85) ? randomString(random) : random.pick([5, true, { text: "x" }, null, [{ type: "text", text: "x" }]]),
+        },
+      ],
+    };
   if (random.chance(0.2))
     body.command = random.pick([
       { resume: randomValue(random) },
@@ -40,7 +49,8 @@ function runBody(random: Random): Record<string, unknown> {
       randomValue(random),
     ]);
   if (random.chance(0.1)) body.interrupt_before = random.pick(["*", ["respond"], [1], "all"]);
-  if (random.chance(0.1)) body.checkpoint_id = randomString(random);
+  if (random.chance(0.1)) body.checkpoint_id = random.chance(0.5) ? randomString(random) : random.pick(IDS);
+  if (random.chance(0.05)) body.checkpoint = { checkpoint_id: random.pick(IDS), checkpoint_ns: random.pick(["", "__proto__", "a:b", 3]) };
   if (random.chance(0.1)) body.context = randomValue(random);
   if (random.chance(0.1)) body.metadata = randomValue(random);
   return body;
@@ -89,13 +99,26 @@ export function langgraphFuzzCase(random: Random, threads: readonly string[]): L
     ["PATCH", `/threads/${thread}`, () => ({ metadata: randomValue(random) })],
     ["GET", `/threads/${thread}`, () => undefined],
     ["GET", `/threads/${thread}/state`, () => undefined],
-    ["GET", `/threads/${thread}/state/${encoded(randomString(random), "c")}`, () => undefined],
+    ["GET", `/threads/${thread}/state/${encoded(random.chance(0.5) ? randomString(random) : random.pick(IDS), "c")}`, () => undefined],
+    [
+      "POST",
+      `/threads/${thread}/state/checkpoint`,
+      () => ({ checkpoint: { checkpoint_id: random.pick(IDS), checkpoint_ns: random.pick(["", "__proto__"]) } }),
+    ],
     [
       "POST",
       `/threads/${thread}/state`,
-      () => ({ values: randomValue(random), as_node: random.pick(["respond", "missing", 1, undefined]) }),
+      () => ({
+        values: randomValue(random),
+        as_node: random.pick(["respond", "missing", 1, undefined]),
+        ...(random.chance(0.3) ? { checkpoint_id: random.pick(IDS) } : {}),
+      }),
     ],
-    ["POST", `/threads/${thread}/history`, () => ({ limit: random.pick([1, 5, 0, "x"]), before: randomValue(random) })],
+    [
+      "POST",
+      `/threads/${thread}/history`,
+      () => ({ limit: random.pick([1, 5, 0, "x"]), before: random.chance(0.5) ? randomValue(random) : random.pick(IDS) }),
+    ],
     ["POST", `/threads/${thread}/copy`, () => undefined],
     ["GET", `/threads/${thread}/runs`, () => undefined],
     ["GET", `/threads/${thread}/runs/${encoded(random.pick(IDS), "r")}`, () => undefined],
@@ -110,6 +133,11 @@ export function langgraphFuzzCase(random: Random, threads: readonly string[]): L
     ],
     ["POST", "/store/namespaces", () => ({ prefix: random.pick(STORE_NAMESPACES), max_depth: random.pick([1, 0, "2"]) })],
     ["GET", `/store/items?namespace=${encoded(randomString(random))}&key=${encoded(randomString(random))}`, () => undefined],
+    [
+      "GET",
+      `/store/items?namespace=a&namespace=${encoded(randomString(random))}&key=k${random.chance(0.5) ? "&key=j" : ""}`,
+      () => undefined,
+    ],
     ["DELETE", "/store/items", () => ({ namespace: random.pick(STORE_NAMESPACES), key: randomValue(random) })],
     // Protocol v2's commands (its event stream never ends by itself: it is not fuzzed through inject).
     [

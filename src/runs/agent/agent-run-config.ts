@@ -1,5 +1,6 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { v7 as uuid7 } from "@langchain/core/utils/uuid";
+import { AgentNotFoundError } from "../../errors/catalogue.js";
 import type { AgentRunRecord, MultitaskStrategy } from "../../store/agent-records.js";
 import type { AgentGraph } from "./agent-graph.js";
 import type { AgentStreamMode } from "./agent-stream.js";
@@ -24,6 +25,29 @@ export interface AgentRunRequest {
   durability?: "sync" | "async" | "exit";
   /** A run of protocol v2: its events go here, as `streamEvents(…, { version: "v3" })` makes them. */
   protocol?: ProtocolSink;
+}
+
+/** The checkpoint ids LangGraph's savers make: UUIDs (v6). */
+const CHECKPOINT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
+/** Names an object has of its own, which a checkpoint namespace can never be. */
+const RESERVED_NAMESPACES = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * A checkpoint a client names (`checkpoint_id`, `checkpoint_ns`), checked before any saver is
+ * asked for it: an id no saver could have made (`__proto__`, `constructor`, any non-UUID) or a
+ * namespace that is an object's own name is no checkpoint, a 404, rather than a question the
+ * saver refuses with an error of its own (LangGraph's MemorySaver throws on them).
+ */
+export function assertCheckpointNamed(checkpoint: Record<string, unknown> | null | undefined): void {
+  if (checkpoint == null) return;
+  const { checkpoint_id: id, checkpoint_ns: namespace } = checkpoint;
+  if (id != null && (typeof id !== "string" || !CHECKPOINT_ID.test(id))) throw new AgentNotFoundError("checkpoint", String(id));
+  if (
+    namespace != null &&
+    (typeof namespace !== "string" || namespace.split("|").some((part) => RESERVED_NAMESPACES.has(part.split(":")[0] ?? "")))
+  ) {
+    throw new AgentNotFoundError("checkpoint", String(namespace));
+  }
 }
 
 /**

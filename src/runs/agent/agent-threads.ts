@@ -6,7 +6,7 @@ import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { AgentRecords, AgentThreadRecord } from "../../store/agent-records.js";
 import { withDeadline } from "../../util/deadline.js";
 import { type AgentGraph, interruptsOf, type StateSnapshot, threadStateOf } from "./agent-graph.js";
-import { checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
+import { assertCheckpointNamed, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
 import type { AgentRuns } from "./agent-runs.js";
 import { assertReadableMessages } from "./input-messages.js";
 
@@ -76,6 +76,7 @@ export class AgentThreads {
   async snapshot(record: AgentThreadRecord, checkpoint?: Record<string, unknown>, subgraphs = false): Promise<StateSnapshot | undefined> {
     const graph = await this.graphOf(record);
     if (graph === undefined) return undefined;
+    assertCheckpointNamed(checkpoint);
     const config = { configurable: { ...checkpoint, thread_id: checkpointThreadId(record.scope, record.thread_id) } };
     return this.#backend("the checkpointer", () => graph.getState(config, { subgraphs }));
   }
@@ -213,6 +214,7 @@ export class AgentThreads {
     if (graph === undefined)
       throw new AgentConflictError(`Thread ${threadId} has no graph yet: run it once, or create it with a graph_id.`);
     assertReadableMessages(values, "values");
+    assertCheckpointNamed(checkpoint);
     const config = { configurable: { ...checkpoint, thread_id: checkpointThreadId(scope, threadId) } };
     let written: RunnableConfig;
     try {
@@ -254,6 +256,8 @@ export class AgentThreads {
     const graph = await this.graphOf(record);
     if (graph === undefined) return [];
     const thread = checkpointThreadId(scope, threadId);
+    assertCheckpointNamed(options.checkpoint);
+    assertCheckpointNamed(typeof options.before === "string" ? { checkpoint_id: options.before } : options.before);
     const before =
       options.before == null
         ? undefined

@@ -14,13 +14,17 @@ export function assertReadableMessages(values: unknown, where: string): void {
   const list = Array.isArray(messages) ? messages : [messages];
   list.forEach((message, index) => {
     if (isBaseMessage(message)) return;
+    const at = `${where}.messages${Array.isArray(messages) ? `.${index}` : ""}`;
+    let content: unknown;
     try {
-      coerceMessageLikeToMessage(message as BaseMessageLike);
+      content = coerceMessageLikeToMessage(message as BaseMessageLike).content;
     } catch (error) {
       const reason = error instanceof Error ? (error.message.split("\n")[0] ?? "") : "";
-      throw new AgentInvalidBodyError(
-        `${where}.messages${Array.isArray(messages) ? `.${index}` : ""} is not a message LangChain can read: ${reason}`,
-      );
+      throw new AgentInvalidBodyError(`${at} is not a message LangChain can read: ${reason}`);
+    }
+    // LangChain takes any content here, and the graph's model fails on it later (`content.map is not a function`).
+    if (typeof content !== "string" && !Array.isArray(content)) {
+      throw new AgentInvalidBodyError(`${at}.content must be a string or a list of content blocks.`);
     }
   });
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
-import type { AgentRunRequest } from "../../runs/agent/agent-run-config.js";
+import { type AgentRunRequest, assertCheckpointNamed } from "../../runs/agent/agent-run-config.js";
 import { AGENT_STREAM_MODES } from "../../runs/agent/agent-stream.js";
 import { MULTITASK_STRATEGIES } from "../../store/agent-records.js";
 import { issuePath } from "../../util/describe-issue.js";
@@ -59,6 +59,8 @@ export function parseRunCreate(body: unknown): { request: AgentRunRequest; resum
   const run = parseBody(runCreate, body, "run");
   const modes = run.stream_mode == null ? ["values" as const] : Array.isArray(run.stream_mode) ? run.stream_mode : [run.stream_mode];
   const point = { ...(run.checkpoint ?? {}), ...(run.checkpoint_id == null ? {} : { checkpoint_id: run.checkpoint_id }) };
+  assertCheckpointNamed(point);
+  assertCheckpointNamed(run.config?.configurable);
   const request: AgentRunRequest = {
     assistantId: run.assistant_id,
     ...(run.input === undefined ? {} : { input: run.input }),

@@ -25,6 +25,12 @@ function inScope(scope: string, namespace: readonly string[]): string[] {
   return scope === "default" ? [...namespace] : [TENANT_LABEL, tenantLabel(scope), ...namespace];
 }
 
+/** A query parameter given at most once (`namespace=a.b`, not `namespace=a&namespace=b`). */
+function onceInQuery(value: string | string[] | undefined, name: string): string | undefined {
+  if (!Array.isArray(value)) return value;
+  throw new AgentInvalidBodyError(`Give the query parameter '${name}' once${name === "namespace" ? ", its labels joined by dots (namespace=a.b)" : ""}.`);
+}
+
 /** The default scope (no tenants) never sees a tenant's namespaces. */
 function visibleTo(scope: string, namespace: readonly string[]): boolean {
   return scope !== "default" || namespace[0] !== TENANT_LABEL;
@@ -67,12 +73,12 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
     return reply.status(204).send();
   });
 
-  on.get<{ Querystring: { namespace?: string; key?: string } }>("/store/items", async (request) => {
-    const key = request.query.key;
+  on.get<{ Querystring: { namespace?: string | string[]; key?: string | string[] } }>("/store/items", async (request) => {
+    const key = onceInQuery(request.query.key, "key");
     if (key === undefined || key === "") throw new AgentInvalidBodyError("Name the item: the query needs a key.");
     const labels = parseBody(
       namespaceSchema,
-      (request.query.namespace ?? "").split(".").filter((label) => label !== ""),
+      (onceInQuery(request.query.namespace, "namespace") ?? "").split(".").filter((label) => label !== ""),
       "namespace",
     );
     const scope = await routes.scopeOf(request);

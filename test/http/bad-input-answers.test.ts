@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import net from "node:net";
+import { after, before, describe, test } from "node:test";
+import { demoGraphs } from "../helpers/demo-graphs.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+// Bad input a fuzzer found answered with 500s or the framework's raw body: each is a 4xx in
+// its surface's shape, with an x-request-id.
+
+let server: TestServer;
+let threadId: string;
+
+before(async () => {
+  server = await startTestServer(demoGraphs(), { langgraph: true, anthropic: true });
+  const thread = (await (await post("/threads", {})).json()) as { thread_id: string };
+  threadId = thread.thread_id;
+  await post(`/threads/${threadId}/runs/wait`, { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } });
+});
+after(() => server.close());
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${server.origin}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+async function expectDetail(response: Response, status: number, pattern: RegExp) {
+  const text = await response.text();
+  assert.equal(response.status, status, text);
+  assert.ok(response.headers.get("x-request-id"), "an x-request-id");
+  const body = JSON.parse(text) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body), ["detail"], text);
+  assert.match(String(body.detail), pattern);
+}
+
+/** One raw HTTP request; the status line, whether it had an x-request-id, and the body. */
+async function raw(request: string): Promise<{ status: string; requestId: boolean; body: string }> {
+  const socket = net.connect(Number(new URL(server.origin).port), "127.0.0.1");
+  socket.write(request);
+  let text = "";
+  socket.on("data", (chunk) => {
+    text += chunk;
+  });
+  await new Promise((resolve) => socket.once("close", resolve));
+  const [head = "", body = ""] = text.split("\r\n\r\n");
+  return { status: head.split("\r\n")[0] ?? "", requestId: /\r\nx-request-id: /iu.test(head), body };
+}
+
+describe("bad input answers", () => {
+  test("a checkpoint id no saver makes (__proto__, constructor) is no checkpoint on every thread route", async () => {
+    for (const id of ["__proto__", "constructor"]) {
+      await expectDetail(await fetch(`${server.origin}/threads/${threadId}/state/${id}`), 404, /No checkpoint/u);
+      await expectDetail(await post(`/threads/${threadId}/state/checkpoint`, { checkpoint: { checkpoint_id: id } }), 404, /No checkpoint/u);
+      await expectDetail(await post(`/threads/${threadId}/state`, { values: {}, checkpoint_id: id }), 404, /No checkpoint/u);
+      await expectDetail(await post(`/threads/${threadId}/history`, { before: id }), 404, /No checkpoint/u);
+      await expectDetail(
+        await post(`/threads/${threadId}/runs/wait`, { assistant_id: "echo", input: null, checkpoint: { checkpoint_ns: id } }),
+        404,
+        /No checkpoint/u,
+      );
+    }
+  });
+
+  test("a repeated namespace query parameter is a 422 saying how to give it", async () => {
+    await expectDetail(await fetch(`${server.origin}/store/items?namespace=a&namespace=b&key=k`), 422, /namespace=a\.b/u);
+  });
+
+  test("a message whose content is neither a string nor a list is a 422 before the graph runs", async () => {
+    for (const content of [5, { text: "hi" }, true]) {
+      await expectDetail(
+        await post("/runs/wait", { assistant_id: "echo", input: { messages: [{ role: "user", content }] } }),
+        422,
+        /input\.messages\.0\.content must be a string or a list/u,
+      );
+    }
+  });
+
+  test("a JSON body that does not parse, to a path no route has, is answered in shape with an x-request-id", async () => {
+    for (const body of ["", "{"]) {
+      const response = await post("/nowhere", body);
+      assert.equal(response.status, 400);
+      assert.ok(response.headers.get("x-request-id"));
+      assert.doesNotMatch(await response.text(), /FST_ERR/u);
+    }
+  });
+
+  test("framing that is not HTTP on /v1/messages is answered in Anthropic's shape", async () => {
+    const json = '{"model":"echo"}';
+    const answer = await raw(
+      `POST /v1/messages/count_tokens HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n${json}`,
+    );
+    assert.match(answer.status, / 400 /u);
+    assert.ok(answer.requestId);
+    const body = JSON.parse(answer.body) as { type: string; error: { type: string } };
+    assert.equal(body.type, "error");
+    assert.equal(body.error.type, "invalid_request_error");
+    // The OpenAI routes keep the OpenAI envelope.
+    const openai = await raw(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n${json}`,
+    );
+    assert.ok("error" in (JSON.parse(openai.body) as object) && !openai.body.includes('"type":"error"'));
+  });
+});

@@ -28,7 +28,9 @@ function inScope(scope: string, namespace: readonly string[]): string[] {
 /** A query parameter given at most once (`namespace=a.b`, not `namespace=a&namespace=b`). */
 function onceInQuery(value: string | string[] | undefined, name: string): string | undefined {
   if (!Array.isArray(value)) return value;
-  throw new AgentInvalidBodyError(`Give the query parameter '${name}' once${name === "namespace" ? ", its labels joined by dots (namespace=a.b)" : ""}.`);
+  throw new AgentInvalidBodyError(
+    `Give the query parameter '${name}' once${name === "namespace" ? ", its labels joined by dots (namespace=a.b)" : ""}.`,
+  );
 }
 
 /** The default scope (no tenants) never sees a tenant's namespaces. */

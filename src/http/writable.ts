@@ -9,23 +9,32 @@ import type { WebSocket } from "ws";
 
 const waits = new WeakMap<object, Promise<void>>();
 
-/** Undefined while the response takes data; else a promise settled on `drain`, on close, or by dropping a stalled client. */
+/**
+ * Undefined while the response takes data; else a promise settled when its socket drains, on
+ * close, or by dropping a stalled client. The socket says it is full, not the response: a
+ * response given a socket by hand (an injected request) never hears its socket drain, and its
+ * own flag would stay up.
+ */
 export function whenWritable(raw: ServerResponse, stalledMs: number): Promise<void> | undefined {
-  if (!raw.writableNeedDrain || raw.destroyed) return undefined;
+  const full = raw.socket === null ? raw.writableNeedDrain : raw.socket.writableNeedDrain;
+  if (!full || raw.destroyed) return undefined;
   let wait = waits.get(raw);
   if (wait === undefined) {
     wait = new Promise<void>((resolve) => {
       const stalled = setTimeout(() => raw.destroy(), stalledMs);
       stalled.unref();
+      const socket = raw.socket;
       const done = () => {
         clearTimeout(stalled);
         raw.off("drain", done);
         raw.off("close", done);
+        socket?.off("drain", done);
         waits.delete(raw);
         resolve();
       };
       raw.on("drain", done);
       raw.on("close", done);
+      socket?.on("drain", done);
     });
     waits.set(raw, wait);
   }

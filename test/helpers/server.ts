@@ -30,9 +30,9 @@ export async function buildTestApp(
   graphs: Record<string, GraphConfigInput>,
   options: Omit<ChatServeOptions, "graphs"> & BindOptions = {},
 ): Promise<{ serve: ChatServe; app: FastifyInstance }> {
-  const { prefix = "/v1", docs, playground, ...rest } = options;
+  const { prefix = "/v1", docs, playground, langgraph, ...rest } = options;
   const serve = new ChatServe({ graphs: new GraphRegistry(graphs), ...rest });
-  const app = await serve.bind({ prefix, docs, playground });
+  const app = await serve.bind({ prefix, docs, playground, langgraph });
   await app.ready();
   return { serve, app };
 }

@@ -7,7 +7,7 @@ import { runInNewContext } from "node:vm";
 import { WebSocket } from "ws";
 import { demoGraphs } from "../helpers/demo-graphs.js";
 import { eventually } from "../helpers/eventually.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { buildTestApp, startTestServer, type TestServer } from "../helpers/server.js";
 
 // A client that sends one request and never reads once made the server hold the whole answer:
 // 100-160 MiB of heap per client, until it left. Now a run waits while its client's connection
@@ -91,5 +91,30 @@ describe("a client that never reads", { timeout: 30_000 }, () => {
     assert.ok(text.endsWith("data: [DONE]\n\n"));
     const words = [...text.matchAll(/"content":"([^"]*)"/gu)].map((match) => match[1]).join("");
     assert.equal(words.trim(), LONG.slice(0, 60_000).trim());
+  });
+
+  test("an injected request (no real socket) streams a long answer to its end", async () => {
+    // Its response's socket is given by hand, so only the socket's own drain says it took the data.
+    const { app } = await buildTestApp(demoGraphs(), { langgraph: true });
+    try {
+      const input = { messages: [{ role: "user", content: LONG.slice(0, 100_000) }] };
+      const agent = await app.inject({
+        method: "POST",
+        url: "/runs/stream",
+        payload: { assistant_id: "echo", input, stream_mode: ["messages-tuple", "values"] },
+      });
+      assert.equal(agent.statusCode, 200);
+      const lastWord = input.messages[0]!.content.trim().split(" ").at(-1)!;
+      const lastEvent = agent.body.trimEnd().split("\n\n").at(-1) ?? "";
+      assert.ok(lastEvent.startsWith("event: values") && lastEvent.includes(lastWord), "the stream ends with the whole answer");
+      const chat = await app.inject({
+        method: "POST",
+        url: "/v1/chat/completions",
+        payload: { model: "echo", stream: true, messages: input.messages },
+      });
+      assert.ok(chat.body.endsWith("data: [DONE]\n\n"), "the chat stream is whole");
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -238,7 +238,8 @@ export async function runForClient<T, R>(
       scope: scopeResolver(request, options.checkpointScope),
       caller: { tenant: caller?.tenant },
     };
-    if (client.writable !== undefined) context.flow = client.writable;
+    // Only a stream writes before the run ends: a complete answer never fills the connection.
+    if (client.writable !== undefined && engineRequest.stream === true) context.flow = client.writable;
     if (extras.resumeOf !== undefined) context.resumeOf = extras.resumeOf;
     if (extras.thread !== undefined) context.thread = extras.thread;
     if (extras.toolEventsByDefault !== undefined) context.toolEventsByDefault = extras.toolEventsByDefault;

@@ -10,6 +10,7 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/mes
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
+import { randomHex } from "../util/random-hex.js";
 
 /** What a scripted reply may carry besides text. */
 export interface ScriptedReply {
@@ -172,8 +173,10 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
   }
 
   private toolCalls(reply: ScriptedReply) {
-    return (reply.toolCalls ?? []).map((call, index) => ({
-      id: call.id ?? `call_scripted_${index}`,
+    return (reply.toolCalls ?? []).map((call) => ({
+      // A fresh id each reply, as a provider gives: ids that repeat across turns make clients
+      // (Codex, Claude Code) take a new call for one they already answered.
+      id: call.id ?? `call_${randomHex(24)}`,
       name: call.name,
       args: call.args,
       type: "tool_call" as const,

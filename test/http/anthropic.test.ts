@@ -248,7 +248,9 @@ describe("Anthropic's errors", () => {
         { model: "echo", max_tokens: 10, messages: [...say("hi"), { role: "assistant", content: "prefill" }] },
         /last message must use the user role/u,
       ],
-      [{ model: "echo", max_tokens: 10, messages: [{ role: "system", content: "hi" }] }, /role must be 'user' or 'assistant'/u],
+      [{ model: "echo", max_tokens: 10, messages: [{ role: "tool", content: "hi" }] }, /role must be 'user', 'assistant' or 'system'/u],
+      // A system turn is read (Claude Code sends one), but a conversation still starts with the user.
+      [{ model: "echo", max_tokens: 10, messages: [{ role: "system", content: "hi" }] }, /first message must use the user role/u],
       [
         {
           model: "echo",

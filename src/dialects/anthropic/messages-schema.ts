@@ -102,8 +102,17 @@ const message = z.discriminatedUnion(
       role: z.literal("assistant"),
       content: z.union([z.string(), assistantBlocks], { error: "content is a string or a list of blocks" }),
     }),
+    // A system message inside the conversation (Anthropic's mid-conversation system messages;
+    // Claude Code sends one on every request): text blocks, their other fields ignored.
+    z.object({
+      role: z.literal("system"),
+      content: z.union([z.string(), z.array(textBlock)], { error: "a system message's content is a string or a list of text blocks" }),
+    }),
   ],
-  { error: (issue) => `role must be 'user' or 'assistant' (got ${JSON.stringify((issue.input as { role?: unknown } | undefined)?.role)})` },
+  {
+    error: (issue) =>
+      `role must be 'user', 'assistant' or 'system' (got ${JSON.stringify((issue.input as { role?: unknown } | undefined)?.role)})`,
+  },
 );
 export type MessageParam = z.infer<typeof message>;
 

@@ -42,9 +42,11 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   return parsed.data;
 }
 
+type Turn = { role: "user" | "assistant" | "system"; index: number; blocks: { block: unknown; at: string }[] };
+
 /** Consecutive turns of one role are one turn, as Anthropic combines them. */
-function turns(messages: readonly MessageParam[]): { role: "user" | "assistant"; blocks: { block: unknown; at: string }[] }[] {
-  const merged: { role: "user" | "assistant"; blocks: { block: unknown; at: string }[] }[] = [];
+function turns(messages: readonly MessageParam[]): Turn[] {
+  const merged: Turn[] = [];
   messages.forEach((message, index) => {
     const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
     const blocks = content.map((block, at) => ({
@@ -53,7 +55,7 @@ function turns(messages: readonly MessageParam[]): { role: "user" | "assistant";
     }));
     const last = merged.at(-1);
     if (last?.role === message.role) last.blocks.push(...blocks);
-    else merged.push({ role: message.role, blocks });
+    else merged.push({ role: message.role, index, blocks });
   });
   return merged;
 }
@@ -150,21 +152,43 @@ function assistantMessage(blocks: readonly { block: unknown; at: string }[], pen
   };
 }
 
-/** The conversation as chat messages, its shape checked as Anthropic checks it. */
+/** A system turn's text. */
+function systemText(turn: Turn): string {
+  return textOf(turn.blocks.map(({ block }) => block as { type: string; text?: unknown }));
+}
+
+/**
+ * The conversation as chat messages, its shape checked as Anthropic checks it. System turns
+ * inside `messages` (Claude Code sends one on every request) stay system messages where they
+ * stand, as Anthropic reads a mid-conversation system message; those before the first user
+ * turn join the top-level system prompt, after it.
+ */
 function chatMessages(request: CountTokensRequest): ChatMessage[] {
-  const system = request.system === undefined ? "" : typeof request.system === "string" ? request.system : textOf(request.system);
-  const conversation = turns(request.messages);
-  if (conversation[0]?.role !== "user") throw invalid("messages.0.role: the first message must use the user role.", "messages.0.role");
-  if (conversation.at(-1)?.role !== "user") {
+  const all = turns(request.messages);
+  const firstSpoken = all.findIndex((turn) => turn.role !== "system");
+  const leading = firstSpoken === -1 ? all : all.slice(0, firstSpoken);
+  const conversation = firstSpoken === -1 ? [] : all.slice(firstSpoken);
+  const spoken = conversation.filter((turn) => turn.role !== "system");
+  const first = spoken[0];
+  if (first?.role !== "user") {
+    throw invalid(`messages.${first?.index ?? 0}.role: the first message must use the user role.`, `messages.${first?.index ?? 0}.role`);
+  }
+  const last = spoken.at(-1);
+  if (last?.role !== "user") {
     throw invalid(
       "messages: the last message must use the user role: a graph cannot continue a prefilled assistant message.",
-      `messages.${request.messages.length - 1}.role`,
+      `messages.${last?.index ?? request.messages.length - 1}.role`,
     );
   }
+  const top = request.system === undefined ? "" : typeof request.system === "string" ? request.system : textOf(request.system);
+  const system = [top, ...leading.map(systemText)].filter((text) => text !== "").join("\n\n");
   const messages: ChatMessage[] = system === "" ? [] : [{ role: "system", content: system }];
   let pending = new Set<string>();
   for (const turn of conversation) {
-    if (turn.role === "assistant") {
+    if (turn.role === "system") {
+      const text = systemText(turn);
+      if (text !== "") messages.push({ role: "system", content: text });
+    } else if (turn.role === "assistant") {
       pending = new Set();
       messages.push(assistantMessage(turn.blocks, pending));
     } else {

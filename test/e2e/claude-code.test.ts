@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type RunningServer, startCli } from "../helpers/cli.js";
+import { freshHome, realClient, runClient } from "../helpers/real-clients.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+// Claude Code itself (the npm package, pinned in test/clients), run headless as its users run
+// it, against `chat-serve start`: `claude -p … --output-format stream-json --verbose` with
+// ANTHROPIC_BASE_URL at the server, a dummy token and a fresh HOME. Its first request once
+// ended in a 400 (a `system` turn inside `messages`).
+
+const { bin, skip } = realClient("claude");
+let server: RunningServer;
+let home: ReturnType<typeof freshHome>;
+let project: ReturnType<typeof tempProject>;
+
+before(async () => {
+  if (skip) return;
+  project = tempProject({
+    "chat-serve.config.ts": `export default {
+  server: { anthropic: true },
+  graphs: { coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" } },
+};`,
+  });
+  server = await startCli([], { cwd: project.dir });
+  home = freshHome();
+});
+after(async () => {
+  if (skip) return;
+  await server.stop();
+  home.cleanup();
+  project.cleanup();
+});
+
+/** One `claude -p` run: its stream-json events, and the final result event. */
+async function claude(prompt: string, extra: string[] = []) {
+  const { origin } = new URL(server.baseURL);
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home.dir,
+    ANTHROPIC_BASE_URL: origin,
+    ANTHROPIC_AUTH_TOKEN: "a-dummy-token",
+    ANTHROPIC_API_KEY: "",
+    ANTHROPIC_MODEL: "coder",
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: "coder",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  };
+  const run = await runClient(bin, ["-p", prompt, "--output-format", "stream-json", "--verbose", ...extra], { env, cwd: project.dir });
+  const events = run.stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, any>);
+  const result = events.find((event) => event.type === "result");
+  assert.ok(result !== undefined, `no result event (exit ${run.code}):\n${run.stdout.slice(-1500)}\n${run.stderr.slice(-1500)}`);
+  return { events, result, run };
+}
+
+describe("Claude Code against chat-serve", { skip, timeout: 180_000 }, () => {
+  test("a plain answer", async () => {
+    const { result, run } = await claude("hello from Claude Code");
+    assert.equal(result.is_error, false, JSON.stringify(result).slice(0, 800));
+    assert.equal(result.result, "You said: hello from Claude Code");
+    assert.equal(run.code, 0);
+  });
+
+  test("a tool round trip: the graph calls Claude Code's Bash, Claude Code runs it, the graph reads its output", async () => {
+    const { events, result } = await claude("please run `echo chat-serve-was-here`", ["--allowedTools", "Bash"]);
+    assert.equal(result.is_error, false, JSON.stringify(result).slice(0, 800));
+    const toolUses = events.flatMap((event) =>
+      event.type === "assistant"
+        ? (event.message.content as { type: string; name?: string }[]).filter((block) => block.type === "tool_use")
+        : [],
+    );
+    assert.deepEqual(
+      toolUses.map((block) => block.name),
+      ["Bash"],
+    );
+    assert.equal(result.result, "The command said: chat-serve-was-here");
+  });
+
+  test("tool calls in two consecutive turns of one session", async () => {
+    const first = await claude("please run `echo one`", ["--allowedTools", "Bash"]);
+    assert.equal(first.result.result, "The command said: one");
+    const second = await claude("please run `echo two`", ["--allowedTools", "Bash", "--continue"]);
+    assert.equal(second.result.is_error, false, JSON.stringify(second.result).slice(0, 800));
+    assert.equal(second.result.result, "The command said: two");
+    assert.ok(second.result.num_turns <= 3, `turns: ${second.result.num_turns}`);
+  });
+});

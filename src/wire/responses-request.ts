@@ -78,6 +78,35 @@ const functionTool = z.strictObject({
   strict: z.boolean().nullish(),
 });
 
+/**
+ * Tools the graph cannot run, accepted and not offered to it: OpenAI's hosted tools (Codex
+ * offers `web_search`), and a `namespace` of tools (Codex's sub-agent tools), whose calls the
+ * client routes by the namespace, which a graph's function call does not carry.
+ */
+export const HOSTED_TOOL_TYPES = [
+  "web_search",
+  "web_search_preview",
+  "web_search_2025_08_26",
+  "web_search_preview_2025_03_11",
+  "file_search",
+  "code_interpreter",
+  "image_generation",
+  "computer_use",
+  "computer_use_preview",
+  "mcp",
+  "local_shell",
+  "shell",
+  "apply_patch",
+  "custom",
+  "tool_search",
+  "namespace",
+] as const;
+const hostedTool = z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) });
+const tool = z.union([functionTool, hostedTool], {
+  error: (issue) =>
+    `Invalid value: ${JSON.stringify((issue.input as { type?: unknown } | undefined)?.type)}. Supported values are: 'function' and OpenAI's hosted tool types (accepted, not offered to the graph).`,
+});
+
 const toolChoice = z.union([
   z.enum(["none", "auto", "required"]),
   z.object({ type: z.literal("function"), name: z.string() }),
@@ -93,10 +122,12 @@ export const createResponseSchema = z.strictObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(z.unknown())]),
   instructions: z.string().nullish(),
-  tools: z.array(functionTool).nullish(),
+  tools: z.array(tool).nullish(),
   tool_choice: toolChoice.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   metadata: metadataSchema.nullish(),
+  // Codex sends its installation, session and turn ids on every request: accepted, not used.
+  client_metadata: z.record(z.string(), z.unknown()).nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.strictObject({ include_obfuscation: z.boolean().optional() }).nullish(),
   user: z.string().nullish(),
@@ -126,5 +157,11 @@ export const createResponseSchema = z.strictObject({
 });
 
 export type CreateResponseBody = z.infer<typeof createResponseSchema>;
+export type FunctionTool = z.infer<typeof functionTool>;
+
+/** The function tools of a request: what the graph is offered (hosted and namespaced tools are not). */
+export function functionToolsOf(body: Pick<CreateResponseBody, "tools">): FunctionTool[] {
+  return (body.tools ?? []).filter((tool): tool is FunctionTool => tool.type === "function");
+}
 export type InputItem = z.infer<typeof inputItemSchema>;
 export type InputContentPart = z.infer<typeof inputContentPart>;

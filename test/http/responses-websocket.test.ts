@@ -204,7 +204,8 @@ describe("what the WebSocket mode refuses", () => {
       [Buffer.from([1, 2, 3]), "invalid_message", 400],
       ["[1,2]", "invalid_message", 400],
       [JSON.stringify({ type: "session.update" }), "unknown_message_type", 400],
-      [JSON.stringify({ type: "response.create", model: "echo", input: "x", stream: true }), "invalid_value", 400],
+      [JSON.stringify({ type: "response.create", model: "echo", input: "x", stream: false }), "invalid_value", 400],
+      [JSON.stringify({ type: "response.create", model: "echo", input: "x", generate: "no" }), "invalid_value", 400],
       [JSON.stringify({ type: "response.create", model: "echo", input: "x", background: true }), "invalid_value", 400],
       [JSON.stringify({ type: "response.create", model: "echo", input: "x".repeat(70 * 1024) }), "request_too_large", 400],
       [JSON.stringify({ type: "response.create", model: "echo", input: "x", temperature: 9 }), "invalid_value", 400],
@@ -221,6 +222,52 @@ describe("what the WebSocket mode refuses", () => {
     }
     socket.send(JSON.stringify({ type: "response.create", model: "echo", input: "still here" }));
     while (!events.some((event) => event.type === "response.completed")) await once(socket, "message");
+    socket.close();
+  });
+
+  test("what Codex sends: stream, client_metadata, hosted and namespace tools; a generate: false warm-up, then its continuation", async () => {
+    const { socket, events } = await rawSocket();
+    const codex = {
+      type: "response.create",
+      model: "echo",
+      stream: true,
+      store: false,
+      client_metadata: { session_id: "s-1", "x-codex-turn-metadata": "{}" },
+      tools: [
+        { type: "function", name: "exec_command", parameters: { type: "object" } },
+        { type: "namespace", name: "multi_agent_v1", tools: [{ type: "function", name: "spawn_agent", parameters: { type: "object" } }] },
+        { type: "web_search", external_web_access: false },
+      ],
+      input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "warm words" }] }],
+    };
+    socket.send(JSON.stringify({ ...codex, generate: false }));
+    while (!events.some((event) => event.type === "response.completed")) await once(socket, "message");
+    const warm = events
+      .splice(0)
+      .map((event) => event as unknown as { type: string; response: { id: string; output: unknown[]; tools: { name: string }[] } });
+    assert.deepEqual(
+      warm.map((event) => event.type),
+      ["response.created", "response.in_progress", "response.completed"],
+    );
+    for (const event of warm) assertMatchesResponses("ResponseStreamEvent", event);
+    const done = warm.at(-1)!.response;
+    assert.deepEqual(done.output, [], "a warm-up runs nothing");
+    assert.deepEqual(
+      done.tools.map((tool) => tool.name),
+      ["exec_command"],
+      "only function tools are offered to the graph",
+    );
+    const second = {
+      ...codex,
+      previous_response_id: done.id,
+      input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "and now" }] }],
+    };
+    socket.send(JSON.stringify(second));
+    while (!events.some((event) => event.type === "response.completed")) await once(socket, "message");
+    const completed = events.find((event) => event.type === "response.completed") as unknown as {
+      response: { output_text?: string; output: { content?: { text: string }[] }[] };
+    };
+    assert.equal(completed.response.output.at(-1)?.content?.[0]?.text, "and now");
     socket.close();
   });
 

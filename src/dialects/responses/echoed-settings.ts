@@ -1,4 +1,4 @@
-import type { CreateResponseBody } from "../../wire/responses-request.js";
+import { type CreateResponseBody, type FunctionTool, functionToolsOf } from "../../wire/responses-request.js";
 import type { EchoedFunctionTool, EchoedTextFormat, ResponseObject } from "../../wire/responses-response.js";
 
 /** The response fields that echo the request's settings. */
@@ -31,7 +31,7 @@ function textFormat(format: NonNullable<CreateResponseBody["text"]>["format"]): 
   return { type: "json_schema", name: format.name, description: format.description ?? null, schema: null, strict: format.strict ?? false };
 }
 
-function tool(input: NonNullable<CreateResponseBody["tools"]>[number]): EchoedFunctionTool {
+function tool(input: FunctionTool): EchoedFunctionTool {
   return {
     type: "function",
     name: input.name,
@@ -69,6 +69,7 @@ export function echoedSettings(body: CreateResponseBody): EchoedSettings {
     safety_identifier: body.safety_identifier ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,
     tool_choice: body.tool_choice ?? "auto",
-    tools: (body.tools ?? []).map(tool),
+    // The tools the graph was offered: hosted and namespaced ones are not among them.
+    tools: functionToolsOf(body).map(tool),
   };
 }

@@ -7,6 +7,7 @@ import type { ChatCompletionRequest, ChatMessage, WireToolCall } from "../../wir
 import {
   type CreateResponseBody,
   createResponseSchema,
+  functionToolsOf,
   type InputContentPart,
   type InputItem,
   inputItemSchema,
@@ -270,14 +271,16 @@ export function engineRequest(
   if (body.instructions && body.instructions !== options.instructionsOnThread) {
     messages = [{ role: "system", content: body.instructions }, ...messages];
   }
+  // Hosted and namespaced tools are the client's to offer, not the graph's to run.
+  const functionTools = functionToolsOf(body);
   return {
     model: body.model,
     messages,
     metadata: body.metadata ?? {},
     stream: body.stream ?? false,
-    ...(body.tools && body.tools.length > 0
+    ...(functionTools.length > 0
       ? {
-          tools: body.tools.map((tool) => ({
+          tools: functionTools.map((tool) => ({
             type: "function" as const,
             function: {
               name: tool.name,

@@ -114,6 +114,13 @@ export class ResponseRenderer {
     ];
   }
 
+  /** A response that runs nothing (`generate: false`, a client's warm-up): created, then completed with no output. */
+  empty(): ResponseStreamEvent[] {
+    const opened = this.start();
+    Object.assign(this.response, { status: "completed", completed_at: Math.floor(Date.now() / 1000) });
+    return [...opened, ...this.#event("response.completed", () => ({ response: this.#snapshot() }))];
+  }
+
   /** A background response as it is queued: `queued`, and its `response.created` event (number 0). */
   queued(): ResponseStreamEvent[] {
     this.response.status = "queued";

@@ -1,7 +1,7 @@
 import { checkParameters } from "../../parameters/validate-parameters.js";
 import { present } from "../../util/present.js";
 import type { RequestParameters, ResponseFormat } from "../../wire/parameters.js";
-import type { CreateResponseBody } from "../../wire/responses-request.js";
+import { type CreateResponseBody, functionToolsOf } from "../../wire/responses-request.js";
 
 function responseFormat(format: NonNullable<NonNullable<CreateResponseBody["text"]>["format"]>): ResponseFormat {
   if (format.type !== "json_schema") return { type: format.type };
@@ -32,7 +32,7 @@ export function responsesParameters(body: CreateResponseBody): RequestParameters
     frequencyPenalty: body.frequency_penalty,
     responseFormat: body.text?.format == null ? undefined : responseFormat(body.text.format),
     reasoning: reasoning === undefined || Object.keys(reasoning).length === 0 ? undefined : reasoning,
-    tools: body.tools?.map((tool) =>
+    tools: (body.tools == null ? undefined : functionToolsOf(body))?.map((tool) =>
       present({ name: tool.name, description: tool.description, parameters: tool.parameters, strict: tool.strict }),
     ),
     toolChoice: typeof choice === "string" ? choice : choice?.type === "function" ? { type: "function", name: choice.name } : undefined,

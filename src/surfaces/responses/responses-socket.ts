@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
 import { parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
+import { responseId } from "../../dialects/responses/response-id.js";
+import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { planResponsesRun, runRenderer, saveResponse } from "../../dialects/responses/responses-run.js";
 import { InvalidRequestError, ServerShuttingDownError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
 import { isChatServeError, type ServeError } from "../../errors/serve-error.js";
@@ -149,20 +151,30 @@ class ResponsesSession {
         { code: "unknown_message_type", param: "type" },
       );
     }
-    for (const field of ["stream", "stream_options", "background"]) {
-      if (Object.hasOwn(message, field)) {
-        throw new InvalidRequestError(
-          `${field} is not sent over a WebSocket: every response streams on the connection${field === "background" ? ", and background responses are created over HTTP" : ""}.`,
-          { param: field, code: "invalid_value" },
-        );
-      }
+    // Every response streams on the connection: `stream: true` (Codex sends it) and
+    // `stream_options` change nothing; what would change the answer is refused.
+    const { stream, background, generate } = message as { stream?: unknown; background?: unknown; generate?: unknown };
+    if (stream !== undefined && stream !== true) {
+      throw new InvalidRequestError("stream must be true over a WebSocket: every response streams on the connection.", {
+        param: "stream",
+        code: "invalid_value",
+      });
+    }
+    if (background !== undefined && background !== false) {
+      throw new InvalidRequestError("background responses are created over HTTP, not over a WebSocket.", {
+        param: "background",
+        code: "invalid_value",
+      });
+    }
+    if (generate !== undefined && typeof generate !== "boolean") {
+      throw new InvalidRequestError("generate must be a boolean.", { param: "generate", code: "invalid_value" });
     }
     return message as Record<string, unknown>;
   }
 
   /** One `response.create`: a response run and streamed, or an error event; the connection stays open. */
   async #create(message: Record<string, unknown>): Promise<void> {
-    const { type: _type, ...body } = message;
+    const { type: _type, stream: _stream, stream_options: _options, background: _background, generate, ...body } = message;
     const last = this.#last;
     // A failed continuation forgets the response it continued: it is not continued again.
     this.#last = undefined;
@@ -172,13 +184,29 @@ class ResponsesSession {
       const inline = last?.items !== undefined && body.previous_response_id === last.id;
       const input = inline ? [...(last.items ?? []), ...inputItems(body.input)] : inputItems(body.input);
       const create = inline ? { ...body, previous_response_id: last.previous, input } : body;
-      const finished = await this.#run(create, input);
+      const finished = generate === false ? await this.#warmUp(create, input) : await this.#run(create, input);
       if (finished !== undefined) this.#last = finished;
     } catch (error) {
       const failure = toServeError(error);
       if (failure.status >= 500) this.request.log.error({ err: error }, "a Responses WebSocket message failed");
       this.#send(errorEvent(failure));
     }
+  }
+
+  /**
+   * `generate: false` (Codex warms a connection up with it): the request is checked as any is,
+   * and answered with a response completed with no output, the graph not run. The connection
+   * keeps its input, so the next `response.create` continues it by id with only what is new.
+   */
+  async #warmUp(body: Record<string, unknown>, input: unknown[]): Promise<LastResponse> {
+    const { request, options } = this;
+    const parsed = parseResponsesRequest({ ...body, stream: true });
+    assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
+    options.registry.getGraph(parsed.body.model); // an unknown model: its 404 (model_not_found)
+    const renderer = new ResponseRenderer(responseId(), parsed.body, false, true);
+    for (const event of renderer.empty()) this.#send(event);
+    const previous = parsed.previousResponseId;
+    return { id: renderer.response.id, items: input, ...(previous === undefined ? {} : { previous }) };
   }
 
   /** Runs one response; its last response (to continue from) when it completed. */

@@ -83,7 +83,7 @@ const functionTool = z.strictObject({
  * offers `web_search`), and a `namespace` of tools (Codex's sub-agent tools), whose calls the
  * client routes by the namespace, which a graph's function call does not carry.
  */
-export const HOSTED_TOOL_TYPES = [
+const HOSTED_TOOL_TYPES = [
   "web_search",
   "web_search_preview",
   "web_search_2025_08_26",

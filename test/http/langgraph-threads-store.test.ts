@@ -54,7 +54,10 @@ describe("threads", () => {
     assert.equal((await client.threads.create({ threadId: id, ifExists: "do_nothing" })).thread_id, id);
     await client.runs.wait(id, "memory", { input: user("first words") });
     const patched = await client.threads.update(id, { metadata: { owner: "bob" } });
-    assert.deepEqual(patched.metadata, { project: "x", owner: "bob" });
+    // A run merged its graph and assistant into the thread's metadata, as LangGraph's server does.
+    const { assistant_id: assistantId, ...rest } = patched.metadata as Record<string, unknown>;
+    assert.deepEqual(rest, { project: "x", owner: "bob", graph_id: "memory" });
+    assert.match(String(assistantId), /^[0-9a-f-]{36}$/u);
     const other = await client.threads.create({ metadata: { project: "y" } });
     const found = await client.threads.search({ metadata: { project: "x" } });
     assert.deepEqual(
@@ -139,7 +142,8 @@ describe("bad input and tenants", () => {
       ["POST", "/runs/wait", { assistant_id: "nobody", input: {} }, 404, /No assistant with id 'nobody'/u],
       ["POST", `/threads/${thread.thread_id}/runs/wait`, { assistant_id: "echo", stream_mode: "everything" }, 422, /stream_mode/u],
       ["POST", "/runs/wait", { input: {} }, 422, /assistant_id/u],
-      ["POST", "/runs/wait", { assistant_id: "echo", input: user("x"), command: { resume: 1 } }, 422, /either input or command/u],
+      // With a command the input is not read, as on LangGraph's server: here, a resume of nothing.
+      ["POST", "/runs/wait", { assistant_id: "echo", input: user("x"), command: { resume: 1 } }, 409, /not waiting on an interrupt/u],
       [
         "POST",
         `/threads/${thread.thread_id}/runs/wait`,

@@ -1,10 +1,11 @@
 import { v7 as uuid7, validate as validateUuid } from "@langchain/core/utils/uuid";
 import { Command } from "@langchain/langgraph";
-import { AgentConflictError, AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
+import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { type AgentGraph, interruptsOf } from "./agent-graph.js";
 import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
 import { agentStreamEvents } from "./agent-stream.js";
+import { assistantIdOf } from "./assistants.js";
 import { assertReadableMessages } from "./input-messages.js";
 import type { RunProtocolEvent } from "./protocol-threads.js";
 import type { RunEvents } from "./run-events.js";
@@ -46,10 +47,9 @@ export async function prepareRun(
   request: AgentRunRequest,
 ): Promise<{ model: string; graph: AgentGraph; temporary: boolean; id: string; thread: AgentThreadRecord }> {
   const { model, graph } = await runs.graphOf(request.assistantId);
-  if (request.command !== undefined && request.input != null) {
-    throw new AgentConflictError("Send either input or command, not both.", 422);
-  }
-  assertReadableMessages(request.input, "input");
+  // With a command, the input is not read, as on LangGraph's server: agent-chat-ui and
+  // CopilotKit send `input: {}` beside `command: { resume }`.
+  if (request.command === undefined) assertReadableMessages(request.input, "input");
   assertReadableMessages(request.command?.update, "command.update");
   const temporary = threadId === undefined;
   const id = threadId ?? uuid7();
@@ -66,10 +66,13 @@ export async function prepareRun(
       created_at: at,
       updated_at: at,
       state_updated_at: at,
-      metadata: { graph_id: model },
+      metadata: {},
       status: "idle",
     };
   }
+  // Every run says on its thread which graph and assistant ran it, as LangGraph's server does:
+  // agent-chat-ui lists a graph's threads by `metadata.graph_id`.
+  thread = { ...thread, metadata: { ...thread.metadata, graph_id: model, assistant_id: assistantIdOf(model) } };
   return { model, graph, temporary, id, thread };
 }
 

@@ -11,7 +11,7 @@ const NAMESPACE_GRAPH = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
 /** The id of a model's system assistant. */
 const ids = new Map<string, string>();
 
-function assistantIdOf(model: string): string {
+export function assistantIdOf(model: string): string {
   let id = ids.get(model);
   if (id === undefined) {
     id = uuid5(model, NAMESPACE_GRAPH);

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@langchain/langgraph-sdk";
+import { demoGraphs } from "../helpers/demo-graphs.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+// The calls agent-chat-ui (and CopilotKit's LangGraph agent) make through the LangGraph SDK, as
+// they make them: its Agent Inbox answers an interrupt with `input: {}` beside `command:
+// { resume }` (once a 422), and its thread list searches by `metadata.graph_id` on threads that
+// `useStream` created with `metadata: {}` (once always empty).
+
+const user = (content: string) => ({ messages: [{ role: "user", content }] });
+const lastText = (values: unknown) => (values as { messages: { content: string }[] }).messages.at(-1)?.content;
+
+let server: TestServer;
+let client: Client;
+before(async () => {
+  server = await startTestServer(demoGraphs(), { langgraph: true });
+  client = new Client({ apiUrl: server.origin });
+});
+after(() => server.close());
+
+describe("agent-chat-ui's calls", () => {
+  test("an interrupt answered with input: {} and command: { resume } resumes, the input unread", async () => {
+    const thread = await client.threads.create({ metadata: {} });
+    await client.runs.wait(thread.thread_id, "approval", { input: user("deploy") });
+    assert.equal((await client.threads.get(thread.thread_id)).status, "interrupted");
+    const parts: { event: string; data: unknown }[] = [];
+    for await (const part of client.runs.stream(thread.thread_id, "approval", {
+      input: {},
+      command: { resume: "approve" },
+      streamMode: ["values"],
+    })) {
+      parts.push(part);
+    }
+    assert.ok(!parts.some((part) => part.event === "error"), JSON.stringify(parts.filter((part) => part.event === "error")));
+    assert.equal(lastText(parts.findLast((part) => part.event === "values")?.data), "Approved: going ahead with deploy.");
+  });
+
+  test("the thread list by metadata.graph_id finds the threads a run used, with their assistant", async () => {
+    const thread = await client.threads.create({ metadata: {} });
+    await client.runs.wait(thread.thread_id, "echo", { input: user("hello") });
+    const found = await client.threads.search({ metadata: { graph_id: "echo" } });
+    assert.ok(found.some((candidate) => candidate.thread_id === thread.thread_id));
+    const [assistant] = await client.assistants.search({ graphId: "echo" });
+    const listed = found.find((candidate) => candidate.thread_id === thread.thread_id);
+    assert.equal(listed?.metadata?.assistant_id, assistant?.assistant_id);
+    assert.equal(listed?.metadata?.graph_id, "echo");
+  });
+});

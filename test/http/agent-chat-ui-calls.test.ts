@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { Client } from "@langchain/langgraph-sdk";
 import { demoGraphs } from "../helpers/demo-graphs.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -12,10 +13,22 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 const user = (content: string) => ({ messages: [{ role: "user", content }] });
 const lastText = (values: unknown) => (values as { messages: { content: string }[] }).messages.at(-1)?.content;
 
+const broken = new StateGraph(MessagesAnnotation)
+  .addNode("respond", () => {
+    throw new Error("broken on purpose");
+  })
+  .addEdge(START, "respond")
+  .addEdge("respond", END)
+  .compile();
+
 let server: TestServer;
 let client: Client;
+const logLines: string[] = [];
 before(async () => {
-  server = await startTestServer(demoGraphs(), { langgraph: true });
+  server = await startTestServer(
+    { ...demoGraphs(), broken: { graph: broken, description: "Always fails" } },
+    { langgraph: true, logger: { level: "info", stream: { write: (line: string) => void logLines.push(line) } } },
+  );
   client = new Client({ apiUrl: server.origin });
 });
 after(() => server.close());
@@ -46,5 +59,32 @@ describe("agent-chat-ui's calls", () => {
     const listed = found.find((candidate) => candidate.thread_id === thread.thread_id);
     assert.equal(listed?.metadata?.assistant_id, assistant?.assistant_id);
     assert.equal(listed?.metadata?.graph_id, "echo");
+  });
+
+  test("a model with client settings runs on its defaults when no context is sent; a bad value is a 422 naming it", async () => {
+    for (const options of [{}, { context: {} }]) {
+      const values = await client.runs.wait(null, "research", { input: user("What is LangGraph?"), ...options });
+      assert.match(JSON.stringify(values), /I looked at 2 sources/u);
+    }
+    const deep = await client.runs.wait(null, "research", { input: user("What is LangGraph?"), context: { depth: 4 } } as never);
+    assert.match(JSON.stringify(deep), /I looked at 4 sources/u);
+    await assert.rejects(
+      (async () => {
+        for await (const _ of client.runs.stream(null, "research", { input: user("x"), context: { depth: "deep" } } as never)) {
+          // the stream never starts
+        }
+      })(),
+      (error: Error) => /422/u.test(error.message) && /context\.depth/u.test(error.message),
+    );
+  });
+
+  test("the request log says failed for a stream whose run failed", async () => {
+    for await (const _ of client.runs.stream(null, "broken", { input: user("x") })) {
+      // read to the end
+    }
+    const line = logLines
+      .map((text) => JSON.parse(text) as { msg?: string })
+      .find((entry) => /POST \/runs\/stream 200/u.test(entry.msg ?? ""));
+    assert.match(line?.msg ?? "", /failed InternalError$/u);
   });
 });

@@ -39,14 +39,18 @@ export type Backend = <T>(what: string, operation: () => Promise<T>) => Promise<
  * a client can cause is thrown here, before anything is recorded or sent.
  */
 export async function prepareRun(
-  runs: { graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph }> },
+  runs: { graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph; contextOf?: (sent: unknown) => unknown }> },
   records: AgentRecords,
   backend: Backend,
   scope: string,
   threadId: string | undefined,
   request: AgentRunRequest,
 ): Promise<{ model: string; graph: AgentGraph; temporary: boolean; id: string; thread: AgentThreadRecord }> {
-  const { model, graph } = await runs.graphOf(request.assistantId);
+  const { model, graph, contextOf } = await runs.graphOf(request.assistantId);
+  if (contextOf !== undefined) {
+    const context = contextOf(request.context);
+    if (context !== undefined) request.context = context;
+  }
   // With a command, the input is not read, as on LangGraph's server: agent-chat-ui and
   // CopilotKit send `input: {}` beside `command: { resume }`.
   if (request.command === undefined) assertReadableMessages(request.input, "input");

@@ -10,6 +10,7 @@ import type { Usage } from "../../wire/response.js";
 import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../jobs.js";
 import type { RunTracker } from "../run-tracker.js";
 import { UsageCollector } from "../usage.js";
+import { agentContext } from "./agent-context.js";
 import type { AgentGraph } from "./agent-graph.js";
 import { type AgentRunRequest, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
 import { type Backend, driveGraph, type JobRun, type LiveRun, prepareRun, settleRun } from "./agent-run-start.js";
@@ -67,10 +68,10 @@ export class AgentRuns {
   readonly #call: Backend = (what, operation) => withDeadline(what, this.#options.backendTimeoutMs, operation());
 
   /** The graph of an assistant as this surface runs it: on a checkpointer. */
-  async graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph }> {
+  async graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph; contextOf: (sent: unknown) => unknown }> {
     const model = modelOfAssistant(this.#options.registry, assistantId);
     const resolved = await this.#options.registry.resolve(model);
-    return { model, graph: resolved.onThreads() as unknown as AgentGraph };
+    return { model, graph: resolved.onThreads() as unknown as AgentGraph, contextOf: (sent) => agentContext(resolved.config, sent) };
   }
 
   /** Creates a run and starts it (or queues it behind the thread's current run) in this process. */

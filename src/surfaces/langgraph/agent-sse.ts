@@ -32,6 +32,8 @@ export async function writeAgentSse(
     for await (const { id, event, json } of events) {
       if (raw.destroyed) break;
       heartbeat.refresh();
+      // The request log says a run whose stream ended in an error failed, though its status was 200.
+      if (event === "error") reply.request.chatServeFailure ??= errorNameOf(json);
       raw.write(`${options.ids ? `id: ${id}\n` : ""}event: ${event}\ndata: ${json}\n\n`);
       // A client that stops reading is waited for (the run's events stay in its log), then dropped.
       const full = whenWritable(raw, options.stalledClientMs);
@@ -40,6 +42,16 @@ export async function writeAgentSse(
   } finally {
     clearInterval(heartbeat);
     if (!raw.destroyed) raw.end();
+  }
+}
+
+/** The error's name an `error` event carries (`{"error": "InternalError", "message": …}`). */
+function errorNameOf(json: string): string {
+  try {
+    const { error } = JSON.parse(json) as { error?: unknown };
+    return typeof error === "string" && error !== "" ? error : "run_failed";
+  } catch {
+    return "run_failed";
   }
 }
 

@@ -81,6 +81,12 @@ describe("AG-UI 1.0", () => {
     await researching.say("tides");
     const custom = researching.events.filter((event) => event.type === "CUSTOM").map((event) => event.name);
     assert.ok(custom.includes("status") && custom.includes("progress"), custom.join(", "));
+    // The answer's citations, which AG-UI has no event for, as a CUSTOM `citations` event.
+    const cited = researching.events.find((event) => event.type === "CUSTOM" && event.name === "citations") as
+      | { value: { citations: { url: string; title: string; startIndex: number; endIndex: number }[] } }
+      | undefined;
+    assert.equal(cited?.value.citations[0]?.url, "https://example.com/sources");
+    assert.ok((cited?.value.citations[0]?.endIndex ?? 0) > (cited?.value.citations[0]?.startIndex ?? 0));
 
     const { http, events, say } = agent("tools");
     await say("weather in Paris?");
@@ -102,6 +108,9 @@ describe("AG-UI 1.0", () => {
     const [interrupt] = paused.outcome.interrupts;
     assert.match(String(interrupt!.message), /May I go ahead with: deploy the site\?/u);
     assert.equal(http.pendingInterrupts.length, 1);
+    // The state a page sees carries the graph's values, not LangGraph's own `__interrupt__`.
+    const state = events.findLast((event) => event.type === "STATE_SNAPSHOT") as { snapshot: Record<string, unknown> } | undefined;
+    assert.ok(state !== undefined && !Object.keys(state.snapshot).some((key) => key.startsWith("__")), JSON.stringify(state));
     await http.runAgent({ resume: [{ interruptId: interrupt!.id, status: "resolved", payload: "approve" }] });
     assert.match(lastText(http), /^Approved: going ahead with deploy the site/u);
     assert.deepEqual((events.at(-1) as { outcome: unknown }).outcome, { type: "success" });

@@ -6,8 +6,9 @@ import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { interruptId } from "./parse-run-input.js";
 
 // A run's events as AG-UI 1.0 events (SSE `data:` frames): the run lifecycle, text and reasoning
-// messages, client events as CUSTOM events, the frontend's tool calls, and at the end the graph's
-// state and messages as snapshots; a pause ends the run with the `interrupt` outcome.
+// messages, client events as CUSTOM events, the frontend's tool calls, the answer's citations as
+// a CUSTOM `citations` event, and at the end the graph's state (without LangGraph's own
+// `__interrupt__`) and messages as snapshots; a pause ends the run with the `interrupt` outcome.
 
 /** A node of the root graph starting or finishing: AG-UI's steps. */
 export interface StepEvent {
@@ -49,10 +50,14 @@ function agUiMessages(messages: readonly BaseMessage[]): Record<string, unknown>
   });
 }
 
-/** The snapshots of the graph's last state: its values but messages, and its messages. */
+/** LangGraph's own keys in a state (`__interrupt__`): not the graph's values. */
+const INTERNAL_KEY = /^__.+__$/u;
+
+/** The snapshots of the graph's last state: its values but messages (and LangGraph's own keys), and its messages. */
 function snapshots(state: unknown): AgUiEvent[] {
   if (!isRecord(state)) return [];
-  const { messages, ...values } = state;
+  const { messages, ...all } = state;
+  const values = Object.fromEntries(Object.entries(all).filter(([key]) => !INTERNAL_KEY.test(key)));
   const events: AgUiEvent[] = [{ type: "STATE_SNAPSHOT", snapshot: JSON.parse(protocolJson(values)) as unknown }];
   if (Array.isArray(messages)) events.push({ type: "MESSAGES_SNAPSHOT", messages: agUiMessages(messages as BaseMessage[]) });
   return events;
@@ -122,6 +127,16 @@ export function agUiEvents(run: { threadId: string; runId: string }): {
               { type: "TOOL_CALL_ARGS", toolCallId: call.id, delta: call.function.arguments },
               { type: "TOOL_CALL_END", toolCallId: call.id },
             );
+          }
+          // AG-UI has no event for citations: a CUSTOM one, named `citations`, after the answer's text.
+          if (event.output.annotations.length > 0) {
+            const citations = event.output.annotations.map(({ url_citation: citation }) => ({
+              url: citation.url,
+              title: citation.title,
+              startIndex: citation.start_index,
+              endIndex: citation.end_index,
+            }));
+            events.push({ type: "CUSTOM", name: "citations", value: { citations } });
           }
           events.push(...snapshots(event.state));
           if (pauses.length > 0) {

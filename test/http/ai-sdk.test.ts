@@ -105,6 +105,8 @@ describe("the AI SDK UI message stream", () => {
     };
     const final = await turn("tools", "chat-tools", [ask, answered]);
     assert.match(textOf(final), /21/u);
+    // The continuation goes on the same assistant message: the page shows it once.
+    assert.equal(final.id, called.id);
 
     const deploy = userMessage("deploy the site");
     const paused = await turn("approval", "chat-approval", [deploy]);
@@ -123,6 +125,7 @@ describe("the AI SDK UI message stream", () => {
     };
     const resumed = await turn("approval", "chat-approval", [deploy, approved]);
     assert.match(textOf(resumed), /^Approved: going ahead with deploy the site/u);
+    assert.equal(resumed.id, paused.id);
   });
 });
 

@@ -135,7 +135,10 @@ function assistantMessages(message: UiMessage): ChatMessage[] {
 }
 
 /** The request `useChat` sent, as the engine's chat request for `model`; the chat id is the session. */
-export function parseUiRequest(model: string, body: unknown): { chatId: string; request: ReturnType<typeof parseChatRequest> } {
+export function parseUiRequest(
+  model: string,
+  body: unknown,
+): { chatId: string; request: ReturnType<typeof parseChatRequest>; continues?: string } {
   const parsed = uiRequest.safeParse(body);
   if (!parsed.success) {
     const { message, param } = bodyIssue(parsed.error as unknown as z.ZodError);
@@ -157,5 +160,7 @@ export function parseUiRequest(model: string, body: unknown): { chatId: string; 
       ...(settings === undefined ? {} : { graph_runtime_settings: JSON.stringify(settings) }),
     },
   });
-  return { chatId: id, request };
+  // A conversation that ends with the assistant's message goes on with it (a tool's output, an approval).
+  const last = messages.at(-1);
+  return { chatId: id, request, ...(last?.role === "assistant" ? { continues: last.id } : {}) };
 }

@@ -42,13 +42,20 @@ function dataPart(event: ClientEventWire): UiChunk {
   return { type: `data-${event.type}`, id, data: { ...event.data, namespace: event.namespace } };
 }
 
-/** The chunks of one answer, built as the run goes. */
-export function uiChunks(model: string): {
+/**
+ * The chunks of one answer, built as the run goes. `continues`: the assistant message a
+ * continuation goes on (useChat sends one after a tool's output or an approval): its `start`
+ * names that message, so the page adds to it rather than showing a second one.
+ */
+export function uiChunks(
+  model: string,
+  continues?: string,
+): {
   first: UiChunk[];
   of(event: RunStreamEvent): UiChunk[];
   fail(error: unknown, text: string): UiChunk[];
 } {
-  const messageId = `msg_${randomHex()}`;
+  const messageId = continues ?? `msg_${randomHex()}`;
   let text: string | undefined;
   let reasoning: string | undefined;
   const close = (): UiChunk[] => {

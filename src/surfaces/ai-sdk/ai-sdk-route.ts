@@ -18,14 +18,14 @@ export async function answerUiRequest(
   reply: FastifyReply,
   context: SurfaceContext,
 ): Promise<FastifyReply | undefined> {
-  const { chatId, request: engineRequest } = parseUiRequest(request.params.model, request.body);
+  const { chatId, request: engineRequest, continues } = parseUiRequest(request.params.model, request.body);
   return runForRequest(
     request,
     reply,
     context,
     engineRequest,
     async (run) => {
-      const chunks = uiChunks(engineRequest.model);
+      const chunks = uiChunks(engineRequest.model, continues);
       reply.header("x-vercel-ai-ui-message-stream", "v1");
       await writeSse(
         reply,

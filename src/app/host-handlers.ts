@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyInstance } from "fastify";
+import { MOUNT } from "../http/self-url.js";
 
 // chat-serve in a host that is not fastify: Express, Connect and `node:http` (a Node request
 // handler), Hono, Next.js route handlers, Bun and Deno (a web `fetch` handler). Both hand the
@@ -25,7 +26,17 @@ export interface FetchOptions extends HostOptions {
   clientAddress?: string;
 }
 
-type RawRequest = IncomingMessage & { user?: unknown; body?: unknown; _body?: unknown };
+type RawRequest = IncomingMessage & { user?: unknown; body?: unknown; _body?: unknown; baseUrl?: string; [MOUNT]?: string };
+
+/**
+ * Where the host mounts chat-serve, as `mountPath` gives it or Express records it
+ * (`req.baseUrl`, which Express takes off the URL): kept on the raw request for the URLs
+ * chat-serve writes for itself (A2A's agent cards), never read from a header a client could send.
+ */
+function recordMount(request: RawRequest, mountPath: string): void {
+  const mount = mountPath !== "" ? mountPath : typeof request.baseUrl === "string" ? request.baseUrl.replace(/\/+$/u, "") : "";
+  if (mount !== "") request[MOUNT] = mount;
+}
 
 /** A mount path as given, normalised: `/ai` (no trailing slash), or "" for none. */
 function normalizeMountPath(mountPath: string | undefined): string {
@@ -59,8 +70,9 @@ export function nodeHandler(
   return (request, response, next) => {
     ready().then(
       (app) => {
-        request.url = unmounted(request.url ?? "/", mountPath);
         const raw = request as RawRequest;
+        recordMount(raw, mountPath);
+        request.url = unmounted(request.url ?? "/", mountPath);
         if (!bodyConsumed(raw)) {
           app.routing(request, response);
           return;
@@ -84,6 +96,7 @@ async function injectStreaming(
     headers: Record<string, string | string[] | undefined>;
     payload?: string | Buffer;
     user?: unknown;
+    mount?: string;
   },
   options: { remoteAddress?: string; authority?: string } = {},
 ) {
@@ -91,6 +104,7 @@ async function injectStreaming(
   return inject(
     (raw, res) => {
       if (request.user !== undefined) (raw as RawRequest).user = request.user;
+      if (request.mount !== undefined && request.mount !== "") (raw as RawRequest)[MOUNT] = request.mount;
       app.routing(raw, res);
     },
     {
@@ -112,7 +126,7 @@ async function replayParsedBody(app: FastifyInstance, request: RawRequest, respo
   const payload = typeof request.body === "string" || Buffer.isBuffer(request.body) ? request.body : JSON.stringify(request.body ?? null);
   const injected = await injectStreaming(
     app,
-    { method: request.method ?? "POST", url: request.url ?? "/", headers, payload, user: request.user },
+    { method: request.method ?? "POST", url: request.url ?? "/", headers, payload, user: request.user, mount: request[MOUNT] },
     { remoteAddress: request.socket.remoteAddress ?? "127.0.0.1" },
   );
   // The client left: so does the run behind it.
@@ -144,6 +158,7 @@ export async function fetchHandler(app: FastifyInstance, request: Request, optio
       headers,
       ...(body === undefined ? {} : { payload: body }),
       user: options.user,
+      mount: mountPath,
     },
     { authority: url.host, ...(options.clientAddress === undefined ? {} : { remoteAddress: options.clientAddress }) },
   );
@@ -194,6 +209,7 @@ export function upgradeHandler(
   return (request, socket, head) => {
     ready().then(
       (app) => {
+        recordMount(request as RawRequest, mountPath);
         request.url = unmounted(request.url ?? "/", mountPath);
         app.server.emit("upgrade", request, socket, head);
       },

@@ -165,9 +165,17 @@ describe("chat-serve in any host", () => {
     });
     app.use("/ai", serve.nodeHandler());
     const origin = await listening(createServer(app));
-    await serve.bind({ prefix: "/v1", mcp: true, anthropic: true });
+    await serve.bind({ prefix: "/v1", mcp: true, anthropic: true, a2a: true });
     await exercise(serve, `${origin}/ai/v1`);
     assert.deepEqual(await (await fetch(`${origin}/own`)).json(), { host: "express" });
+    // The URLs chat-serve writes for itself keep Express's mount path (req.baseUrl).
+    const card = (await (await fetch(`${origin}/ai/v1/a2a/echo/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+    assert.ok(JSON.stringify(card).includes(`${origin}/ai/v1/a2a/echo`), JSON.stringify(card));
+    const index = (await (await fetch(`${origin}/ai/v1/a2a`)).json()) as { agents: { url: string }[] };
+    assert.ok(
+      index.agents.every((agent) => agent.url.startsWith(`${origin}/ai/v1/a2a/`)),
+      JSON.stringify(index),
+    );
     assert.equal((await fetch(`${origin}/ai/v1/models`)).headers.get("x-request-id"), "host-request-7");
     // One principal's stored response is not another's.
     const acme = new OpenAI({ apiKey: "unused", baseURL: `${origin}/ai/v1`, defaultHeaders: { "x-host-user": "acme" } });
@@ -195,7 +203,7 @@ describe("chat-serve in any host", () => {
   test("Hono on @hono/node-server: the fetch handler under a mount path", async () => {
     const serve = chatServe();
     closers.push(() => serve.close());
-    await serve.bind({ prefix: "/v1", mcp: true, anthropic: true });
+    await serve.bind({ prefix: "/v1", mcp: true, anthropic: true, a2a: true });
     const app = new Hono();
     app.get("/own", (context) => context.json({ host: "hono" }));
     app.all("/ai/*", (context) => serve.fetch(context.req.raw, { mountPath: "/ai", user: { tenant: "acme" } }));
@@ -204,6 +212,11 @@ describe("chat-serve in any host", () => {
     closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await exercise(serve, `${origin}/ai/v1`);
+    const index = (await (await fetch(`${origin}/ai/v1/a2a`)).json()) as { agents: { url: string }[] };
+    assert.ok(
+      index.agents.every((agent) => agent.url.startsWith(`${origin}/ai/v1/a2a/`)),
+      JSON.stringify(index),
+    );
     assert.deepEqual(await (await fetch(`${origin}/own`)).json(), { host: "hono" });
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
 import { A2A_VERSIONS } from "../../dialects/a2a/agent-card.js";
+import { selfUrl } from "../../http/self-url.js";
 import { assertVisible } from "../../http/visibility.js";
 import type { A2aAgentOptions } from "./a2a-agent.js";
 
@@ -16,7 +17,7 @@ export interface A2aRouteOptions extends A2aAgentOptions {
 const STARTS_RUN = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
 
 /** The A2A base URL of a request: where the server is, as the client reached it. */
-export const baseOf = (request: FastifyRequest, prefix: string) => `${request.protocol}://${request.host}${prefix}/a2a`;
+export const baseOf = (request: FastifyRequest, prefix: string) => selfUrl(request, `${prefix}/a2a`);
 
 const rpcError = (reply: FastifyReply, status: number, id: unknown, code: number, message: string) =>
   reply

@@ -7,7 +7,7 @@
 // it until someone else needs room.
 
 /** Which scope (tenant) holds which keys of a bounded map, each scope's oldest first. */
-export class FairShare {
+class FairShare {
   readonly #keys = new Map<string, Set<string>>();
 
   /** Records `key` as the newest of `scope` (a new entry, or one just used). */

@@ -1,6 +1,6 @@
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
 import { MULTITASK_STRATEGIES, type MultitaskStrategy } from "../../store/agent-records.js";
-import { FairShare } from "../../util/fair-share.js";
+import { FairMap } from "../../util/fair-share.js";
 import { interruptsOf } from "./agent-graph.js";
 import type { AgentRunRequest } from "./agent-run-config.js";
 import type { AgentThreads } from "./agent-threads.js";
@@ -41,6 +41,8 @@ interface Namespaced {
 
 /** A thread as protocol v2 sees it in this process: its event log, its assistant, its agent tree. */
 interface ThreadSession {
+  /** The tenant whose thread it is: what the cap's fair eviction counts by. */
+  scope: string;
   log: ProtocolLog;
   assistantId?: string;
   namespaces: Map<string, Namespaced>;
@@ -72,9 +74,8 @@ const keyOf = (namespace: readonly string[]) => JSON.stringify(namespace);
  * this keeps each thread's event log, bounded in events and in threads.
  */
 export class ProtocolThreads {
-  readonly #sessions = new Map<string, ThreadSession>();
   /** Each tenant's sessions, least recently used first: what forgetting takes. */
-  #shares = new FairShare();
+  #sessions = new FairMap<ThreadSession>((session) => session.scope);
   readonly #options: {
     threads: AgentThreads;
     maxThreads: number;
@@ -93,34 +94,24 @@ export class ProtocolThreads {
     this.#options = { maxThreads: 1_000, eventsPerThread: 10_000, ...options };
   }
 
+  /**
+   * The thread's session, made its tenant's most recently used. At most `maxThreads` are kept:
+   * past it, the tenant holding the most forgets its least recently used that nobody follows
+   * and nothing runs on (never the one just asked for).
+   */
   #session(scope: string, threadId: string): ThreadSession {
     const key = `${scope}\u0000${threadId}`;
-    let session = this.#sessions.get(key);
-    if (session === undefined) {
-      session = { log: new ProtocolLog(this.#options.eventsPerThread), namespaces: new Map(), announced: new Set(), runsInFlight: 0 };
-      this.#sessions.set(key, session);
-    }
-    // The tenant's most recently used last: its first ones are forgotten first.
-    this.#shares.add(scope, key);
-    this.#forgetIdle(key);
-    return session;
-  }
-
-  /**
-   * Keeps at most `maxThreads` sessions: past it, the tenant holding the most loses its least
-   * recently used that nobody follows and nothing runs on (never `current`, just asked for).
-   */
-  #forgetIdle(current: string): void {
-    const excess = this.#sessions.size - this.#options.maxThreads;
-    if (excess <= 0) return;
-    const busy = (key: string) => {
-      const session = this.#sessions.get(key);
-      return key === current || session === undefined || session.log.followers > 0 || session.runsInFlight > 0;
+    const session = this.#sessions.get(key) ?? {
+      scope,
+      log: new ProtocolLog(this.#options.eventsPerThread),
+      namespaces: new Map(),
+      announced: new Set(),
+      runsInFlight: 0,
     };
-    for (const key of this.#shares.victims(excess, busy)) {
-      this.#sessions.get(key)?.log.close();
-      this.#sessions.delete(key);
-    }
+    this.#sessions.set(key, session);
+    const busy = (other: ThreadSession) => other === session || other.log.followers > 0 || other.runsInFlight > 0;
+    for (const [, forgotten] of this.#sessions.evictOver(this.#options.maxThreads, busy)) forgotten.log.close();
+    return session;
   }
 
   /** The thread's events that match the filter (after its `since`), then each new one until `signal` fires or the server closes. */
@@ -147,8 +138,7 @@ export class ProtocolThreads {
   /** Ends every follower: the server is closing. */
   close(): void {
     for (const session of this.#sessions.values()) session.log.close();
-    this.#sessions.clear();
-    this.#shares = new FairShare();
+    this.#sessions = new FairMap<ThreadSession>((session) => session.scope);
   }
 
   /** Answers a command on a thread; `start` runs what `run.start` and `input.respond` ask for. */

@@ -3,7 +3,7 @@ import type { WebSocket } from "ws";
 
 // Backpressure on the way out: a client that does not read must not make the server hold the
 // rest of its answer. These say when a client's connection takes data again; the SSE writers
-// and the runs' models (through `ClientFlowHandler`) wait on them. One wait per connection at a
+// and the runs' models (through the run's `UsageCollector`) wait on them. One wait per connection at a
 // time, shared by every waiter, owns one deadline: a client that takes nothing for
 // `stalledMs` is dropped, which ends its run as a client that leaves does.
 

@@ -9,12 +9,11 @@ import { type RunCaller, resolveRuntimeContext } from "../settings/runtime-conte
 import { anySignal } from "../util/any-signal.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
-import { type ClientFlow, ClientFlowHandler } from "./flow-control.js";
 import { type InterruptRun, prepareInterruptRun, type ResumeOf } from "./interrupts/interrupt-run.js";
 import { toLangChainMessages } from "./messages/messages-in.js";
 import { buildRunConfig } from "./run-config.js";
 import { RunThread, type ThreadRequest } from "./threads/run-thread.js";
-import { UsageCollector } from "./usage.js";
+import { type ClientFlow, UsageCollector } from "./usage.js";
 
 const DEFAULT_SCOPE = "default";
 
@@ -130,7 +129,8 @@ export async function prepareRun(
   let graph = resolved.graph;
   const runtimeContext = await resolveRuntimeContext(request.model, config, graph, request, context.caller ?? {});
   const timeoutMs = context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
-  const usage = new UsageCollector();
+  // It carries the client's backpressure too: the one handler every model already awaits.
+  const usage = new UsageCollector(context.flow);
   const tracer = context.tracing === undefined ? undefined : await context.tracing.handler();
   if (context.resumeOf !== undefined && !config.features.has(GraphFeature.INTERRUPTS)) {
     throw new UnsupportedParameterError(
@@ -226,11 +226,7 @@ export async function prepareRun(
     requestId: context.requestId,
     model: request.model,
     runtimeCallbacks: config.runtimeCallbacks,
-    serviceHandlers: [
-      usage,
-      ...(tracer === undefined ? [] : [tracer]),
-      ...(context.flow === undefined ? [] : [new ClientFlowHandler(context.flow)]),
-    ],
+    serviceHandlers: tracer === undefined ? [usage] : [usage, tracer],
     traced: config.runtimeCallbacks !== undefined || tracer !== undefined,
     sessionId: request.metadata.session_id,
     signal: runSignal.signal,

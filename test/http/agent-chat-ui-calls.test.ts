@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { Client } from "@langchain/langgraph-sdk";
+import { approvingAgent } from "../fixtures/langgraph-agents/src/agents.js";
 import { demoGraphs } from "../helpers/demo-graphs.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -26,7 +27,11 @@ let client: Client;
 const logLines: string[] = [];
 before(async () => {
   server = await startTestServer(
-    { ...demoGraphs(), broken: { graph: broken, description: "Always fails" } },
+    {
+      ...demoGraphs(),
+      broken: { graph: broken, description: "Always fails" },
+      "approving-agent": { graph: approvingAgent, description: "Asks before each weather call" },
+    },
     { langgraph: true, logger: { level: "info", stream: { write: (line: string) => void logLines.push(line) } } },
   );
   client = new Client({ apiUrl: server.origin });
@@ -86,5 +91,19 @@ describe("agent-chat-ui's calls", () => {
       .map((text) => JSON.parse(text) as { msg?: string })
       .find((entry) => /POST \/runs\/stream 200/u.test(entry.msg ?? ""));
     assert.match(line?.msg ?? "", /failed InternalError$/u);
+  });
+
+  test("createAgent's human-in-the-loop middleware answered as the Agent Inbox answers it: { decisions: [...] }", async () => {
+    const thread = await client.threads.create({ metadata: {} });
+    await client.runs.wait(thread.thread_id, "approving-agent", { input: user("weather in Oslo?") });
+    const paused = await client.threads.get(thread.thread_id);
+    assert.equal(paused.status, "interrupted");
+    const [request] = Object.values(paused.interrupts).flat() as { value: { actionRequests: { name: string }[] } }[];
+    assert.equal(request?.value.actionRequests[0]?.name, "get_weather");
+    const done = await client.runs.wait(thread.thread_id, "approving-agent", {
+      input: {},
+      command: { resume: { decisions: [{ type: "approve" }] } },
+    });
+    assert.equal(lastText(done), "The forecast says it is sunny and 21 degrees in Oslo, a fine day to go out.");
   });
 });

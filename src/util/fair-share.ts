@@ -28,11 +28,6 @@ class FairShare {
     if (keys.size === 0) this.#keys.delete(scope);
   }
 
-  /** How many keys `scope` holds. */
-  count(scope: string): number {
-    return this.#keys.get(scope)?.size ?? 0;
-  }
-
   /**
    * The keys to evict to free `excess` places: each the oldest key of the scope holding the
    * most, skipping what `spare` says must stay (a busy thread). Taken off the index as they
@@ -99,10 +94,6 @@ export class FairMap<V> {
 
   values(): IterableIterator<V> {
     return this.#values.values();
-  }
-
-  keys(): IterableIterator<string> {
-    return this.#values.keys();
   }
 
   [Symbol.iterator](): IterableIterator<[string, V]> {

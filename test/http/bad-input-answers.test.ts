@@ -63,6 +63,20 @@ describe("bad input answers", () => {
     }
   });
 
+  test("a channel every object has (constructor, __defineGetter__) is refused before it reaches the state", async () => {
+    // A write to one once left the thread's state unreadable: every later GET /state was a 500.
+    const update = { assistant_id: "echo", input: {}, command: { update: { __defineGetter__: "x" } } };
+    await expectDetail(await post(`/threads/${threadId}/runs/wait`, update), 422, /channel '__defineGetter__'/u);
+    await expectDetail(
+      await post(`/threads/${threadId}/runs/wait`, { assistant_id: "echo", command: { update: [["constructor", 1]] } }),
+      422,
+      /'constructor'/u,
+    );
+    await expectDetail(await post(`/threads/${threadId}/state`, { values: { toString: "x" } }), 422, /'toString'/u);
+    await expectDetail(await post("/runs/wait", { assistant_id: "echo", input: { hasOwnProperty: 1 } }), 422, /'hasOwnProperty'/u);
+    assert.equal((await fetch(`${server.origin}/threads/${threadId}/state`)).status, 200);
+  });
+
   test("a repeated namespace query parameter is a 422 saying how to give it", async () => {
     await expectDetail(await fetch(`${server.origin}/store/items?namespace=a&namespace=b&key=k`), 422, /namespace=a\.b/u);
   });

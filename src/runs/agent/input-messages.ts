@@ -2,12 +2,30 @@ import { type BaseMessageLike, coerceMessageLikeToMessage, isBaseMessage } from 
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
 
 /**
+ * Refuses channel names every object already has (`constructor`, `__proto__`,
+ * `__defineGetter__`…): LangGraph keeps a step's writes by channel in plain objects, so a write
+ * to one of them leaves the thread's state unreadable for good (every later `getState` throws).
+ * Values are an object of channels, or (a command's `update`) a list of `[channel, value]`.
+ */
+function assertChannelNames(values: unknown, where: string): void {
+  if (typeof values !== "object" || values === null) return;
+  const names = Array.isArray(values)
+    ? values.flatMap((entry) => (Array.isArray(entry) && typeof entry[0] === "string" ? [entry[0]] : []))
+    : Object.keys(values);
+  const reserved = names.find((name) => name in Object.prototype);
+  if (reserved !== undefined) {
+    throw new AgentInvalidBodyError(`${where} names the channel '${reserved}', which no graph state can have: every object has it.`);
+  }
+}
+
+/**
  * Refuses `messages` a graph could not read, before they reach its state: a message of an
  * unknown role or type would be written to the thread as it is, and every later read of the
  * thread would fail on it. Checks what LangGraph's messages reducer accepts (LangChain's
  * coercion), for a `messages` key of an object.
  */
 export function assertReadableMessages(values: unknown, where: string): void {
+  assertChannelNames(values, where);
   if (typeof values !== "object" || values === null || Array.isArray(values)) return;
   const messages = (values as { messages?: unknown }).messages;
   if (messages === undefined) return;

@@ -4,7 +4,8 @@ import { ToolStatusEvents } from "../events/tool-events.js";
 import { readCustomPart } from "../events/validate-event.js";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
 import type { ClientEventWire, Usage } from "../wire/response.js";
-import { batchOutput } from "./interrupts/interrupt-run.js";
+import { batchOutput, type InterruptRun } from "./interrupts/interrupt-run.js";
+import { spokenBatch } from "./interrupts/spoken-interrupts.js";
 import type { AssistantOutput } from "./messages/message-out.js";
 import { messageReasoning, type Reasoning } from "./messages/message-reasoning.js";
 import { messageText } from "./messages/message-text.js";
@@ -181,7 +182,7 @@ async function* streamInterruptRun(run: PreparedRun): AsyncGenerator<RunStreamEv
   const interrupt = run.interrupt!;
   const { start } = interrupt;
   if (start.kind === "replay") {
-    yield { kind: "final", output: batchOutput(interrupt.runId, start.batch), usage: undefined };
+    yield* paused(interrupt, batchOutput(interrupt.runId, start.batch), "", { usage: undefined });
     return;
   }
   // Settled: the run reached a batch or its end. Anything else (an error, a client that went
@@ -192,13 +193,29 @@ async function* streamInterruptRun(run: PreparedRun): AsyncGenerator<RunStreamEv
       const batch = await interrupt.settle();
       settled = true;
       if (batch === undefined) yield* completion(run, end);
-      else yield { kind: "final", output: { ...batch, text: end.streamedText }, usage: run.usage.usage(), state: end.state };
+      else yield* paused(interrupt, { ...batch, text: end.streamedText }, end.streamedText, { usage: run.usage.usage(), state: end.state });
     });
   } catch (error) {
     throw interrupt.failure(error);
   } finally {
     if (!settled) await interrupt.abandon();
   }
+}
+
+/**
+ * The final event of a paused run: its batch as `graph_interrupt` calls, or told in text (the
+ * part of the text not streamed yet sent first, as every final text is).
+ */
+async function* paused(
+  interrupt: InterruptRun,
+  output: AssistantOutput,
+  streamedText: string,
+  end: Omit<RunResult, "output">,
+): AsyncGenerator<RunStreamEvent> {
+  const told = interrupt.spoken ? spokenBatch(output) : output;
+  const text = unsent(told.text, streamedText);
+  if (told !== output && text) yield { kind: "text", text };
+  yield { kind: "final", output: told, ...end };
 }
 
 /**

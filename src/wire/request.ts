@@ -168,6 +168,11 @@ export type ChatCompletionRequest = Omit<ChatCompletionRequestBody, "messages" |
   messages: ChatMessage[];
   metadata: Record<string, string>;
   parameters: RequestParameters;
+  /**
+   * A paused run's questions reach this client as the answer's text, and its next message
+   * answers them (a client with tools of its own and no `graph_interrupt`: Claude Code, Codex).
+   */
+  interruptsAsText?: boolean;
 };
 
 /** Deprecated fields refused on purpose, with the replacement to name in the error. */

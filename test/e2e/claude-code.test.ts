@@ -19,7 +19,10 @@ before(async () => {
   project = tempProject({
     "chat-serve.config.ts": `export default {
   server: { anthropic: true },
-  graphs: { coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" } },
+  graphs: {
+    coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" },
+    approval: { graph: "${new URL("../../demo/graphs/approval.ts", import.meta.url).pathname}:graph", description: "Asks first", features: ["INTERRUPTS"] },
+  },
 };`,
   });
   server = await startCli([], { cwd: project.dir });
@@ -87,5 +90,13 @@ describe("Claude Code against chat-serve", { skip, timeout: 180_000 }, () => {
     assert.equal(second.result.is_error, false, JSON.stringify(second.result).slice(0, 800));
     assert.equal(second.result.result, "The command said: two");
     assert.ok(second.result.num_turns <= 3, `turns: ${second.result.num_turns}`);
+  });
+
+  test("an interrupt: the question is the answer's text, and the next prompt (--continue) answers it", async () => {
+    const asked = await claude("ship the release", ["--model", "approval"]);
+    assert.equal(asked.result.is_error, false, JSON.stringify(asked.result).slice(0, 800));
+    assert.match(asked.result.result, /^May I go ahead with: [\s\S]*ship the release\? \(approve \/ reject\)\n\n`graph_interrupt:/u);
+    const answered = await claude("approve", ["--model", "approval", "--continue"]);
+    assert.match(answered.result.result, /^Approved: going ahead with [\s\S]*ship the release\.$/u);
   });
 });

@@ -20,7 +20,10 @@ before(async () => {
   if (skip) return;
   project = tempProject({
     "chat-serve.config.ts": `export default {
-  graphs: { coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" } },
+  graphs: {
+    coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" },
+    approval: { graph: "${new URL("../../demo/graphs/approval.ts", import.meta.url).pathname}:graph", description: "Asks first", features: ["INTERRUPTS"] },
+  },
 };`,
   });
   server = await startCli([], { cwd: project.dir, env: { LOG_LEVEL: "info" } });
@@ -54,9 +57,9 @@ supports_websockets = ${socket}
 }
 
 /** One `codex exec --json` run (or `exec resume --last`): its events and its final message. */
-async function codex(home: string, prompt: string, resume = false) {
+async function codex(home: string, prompt: string, resume = false, model = "coder") {
   const env = { PATH: process.env.PATH, HOME: home, CODEX_HOME: path.join(home, ".codex"), CHAT_SERVE_API_KEY: "a-dummy-key" };
-  const args = ["exec", ...(resume ? ["resume", "--last"] : []), "--json", "--skip-git-repo-check", prompt];
+  const args = ["exec", ...(resume ? ["resume", "--last"] : []), "--json", "--skip-git-repo-check", "-m", model, prompt];
   const run = await runClient(bin, args, { env, cwd: project.dir });
   const events = run.stdout
     .split("\n")
@@ -93,4 +96,14 @@ describe("Codex against chat-serve", { skip, timeout: 180_000 }, () => {
     assert.match(answer ?? "", /over-the-socket$/u);
     assert.ok((server.output().match(/GET \/v1\/responses 101/gu) ?? []).length > before, "Codex used the WebSocket");
   });
+
+  for (const socket of [false, true]) {
+    test(`over ${socket ? "the WebSocket mode" : "HTTP"}: an interrupt asked as text, answered by the next prompt (exec resume)`, async () => {
+      const home = codexHome(socket);
+      const asked = await codex(home, "ship the release", false, "approval");
+      assert.match(asked.answer ?? "", /^May I go ahead with: ship the release\? \(approve \/ reject\)\n\n`graph_interrupt:/u);
+      const answered = await codex(home, "approve", true, "approval");
+      assert.equal(answered.answer, "Approved: going ahead with ship the release.");
+    });
+  }
 });

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { InvalidRequestError } from "../../errors/catalogue.js";
 import { checkParameters } from "../../parameters/validate-parameters.js";
+import { asksInText } from "../../runs/interrupts/spoken-interrupts.js";
 import { bodyIssue } from "../../util/describe-issue.js";
 import { present } from "../../util/present.js";
 import type { ClientTool, ReasoningEffort, RequestParameters } from "../../wire/parameters.js";
@@ -255,6 +256,7 @@ export function parseMessagesRequest(body: unknown): ChatCompletionRequest {
     metadata,
     ...(userId === undefined ? {} : { user: userId }),
     parameters: parameters(request),
+    ...(asksInText((request.tools ?? []).map((tool) => tool.name)) ? { interruptsAsText: true } : {}),
   };
 }
 

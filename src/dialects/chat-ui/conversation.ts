@@ -1,30 +1,7 @@
-import { decodeBatch } from "../../runs/interrupts/interrupt-codec.js";
-import { questionText } from "../../runs/interrupts/interrupt-question.js";
+import { spokenBatch } from "../../runs/interrupts/spoken-interrupts.js";
 import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import type { ChatCompletionChunk } from "../../wire/response.js";
-import { resumeMarker } from "./marker.js";
-
-/** What a person reads for one interrupt: its `question` or `message`, or the payload as JSON. */
-function questionOf(payload: unknown): string {
-  return questionText(payload, (value) => `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``);
-}
-
-/**
- * A paused run as conversation: its questions as text (numbered when there are several) and
- * the resumable marker, `finish_reason: "stop"`. Any other output is left as it is.
- */
-export function asConversation(output: AssistantOutput): AssistantOutput {
-  const args = decodeBatch(output.toolCalls);
-  if (args === undefined) return output;
-  const questions =
-    args.length === 1
-      ? questionOf(args[0]!.payload)
-      : `${args.map((arg, index) => `${index + 1}. ${questionOf(arg.payload)}`).join("\n")}\n\nAnswer each on its own line, numbered like the questions.`;
-  const prefix = output.text.trim() === "" ? "" : `${output.text.trimEnd()}\n\n`;
-  const text = `${prefix}${questions}\n\n${resumeMarker(args[0]!.run_id, args[0]!.state_token)}`;
-  return { text, toolCalls: [], annotations: output.annotations, finishReason: "stop" };
-}
 
 const THINK_OPEN = "<think>\n";
 const THINK_CLOSE = "\n</think>\n\n";
@@ -73,7 +50,7 @@ export async function* conversationEvents(events: AsyncIterable<RunStreamEvent>)
     const shown =
       shownReasoning === "" ? event.output : { ...event.output, text: `${THINK_OPEN}${shownReasoning}${THINK_CLOSE}${event.output.text}` };
     const { reasoning: _reasoning, ...plain } = shown;
-    const output = asConversation(plain);
+    const output = spokenBatch(plain);
     if (output !== plain && output.text.length > plain.text.length) {
       yield { kind: "text", text: output.text.slice(plain.text.length) };
     }

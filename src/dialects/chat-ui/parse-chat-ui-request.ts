@@ -1,10 +1,10 @@
 import { InvalidClientSettingsError, InvalidRequestError, InvalidResumeError } from "../../errors/catalogue.js";
 import { INTERRUPT_TOOL_NAME } from "../../runs/interrupts/interrupt-codec.js";
 import type { ResumeOf } from "../../runs/interrupts/interrupt-run.js";
+import { markerReply } from "../../runs/interrupts/spoken-interrupts.js";
 import { type ChatCompletionRequest, type ChatMessage, chatCompletionRequestSchema } from "../../wire/request.js";
 import { parseChatRequest } from "../chat/parse-chat-request.js";
 import { withoutThinking } from "./conversation.js";
-import { readMarker } from "./marker.js";
 import { taskReply } from "./task-reply.js";
 
 /** The body field and header that carry client settings where `metadata` cannot (chat UIs drop it). */
@@ -89,10 +89,7 @@ export function parseChatUiRequest(
     const fixed = taskReply(textOf(last));
     if (fixed !== undefined) return { request: engineRequest, fixedAnswer: fixed };
   }
-  const previous = request.messages.at(-2);
-  if (last?.role === "user" && previous?.role === "assistant") {
-    const marker = readMarker(textOf(previous));
-    if (marker !== undefined) return { request: engineRequest, resumeOf: { ...marker, reply: textOf(last).trim() } };
-  }
+  const reply = markerReply(request.messages);
+  if (reply !== undefined) return { request: engineRequest, resumeOf: reply };
   return { request: engineRequest };
 }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { InvalidRequestError, UnknownParameterError, UnsupportedParameterError } from "../../errors/catalogue.js";
 import { answerValue, type ResumeAnswer } from "../../runs/interrupts/resume-request.js";
+import { asksInText } from "../../runs/interrupts/spoken-interrupts.js";
 import { describeFirstIssue, firstIssue, issuePath } from "../../util/describe-issue.js";
 import { presentFieldsParser } from "../../wire/present-fields.js";
 import type { ChatCompletionRequest, ChatMessage, WireToolCall } from "../../wire/request.js";
@@ -256,6 +257,14 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   return conversationId === undefined ? { body, items } : { body, items, conversationId };
 }
 
+/** The names of the tools a request offers: functions and namespaces by name, hosted tools by type. */
+function offeredTools(body: CreateResponseBody): string[] {
+  return (body.tools ?? []).map((tool) => {
+    const { name, type } = tool as { name?: unknown; type: string };
+    return typeof name === "string" ? name : type;
+  });
+}
+
 /**
  * The request the run engine takes: the chat-completions form of a Responses body, with the
  * messages given (the earlier items of a stateless conversation, then the new input), after
@@ -301,5 +310,6 @@ export function engineRequest(
     ...(body.top_p != null ? { top_p: body.top_p } : {}),
     ...(body.max_output_tokens != null ? { max_completion_tokens: body.max_output_tokens } : {}),
     parameters: responsesParameters(body),
+    ...(asksInText(offeredTools(body)) ? { interruptsAsText: true } : {}),
   };
 }

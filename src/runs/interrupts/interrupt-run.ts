@@ -11,6 +11,7 @@ import type { AssistantOutput } from "../messages/message-out.js";
 import { checkpointKey, resolveRunId } from "./checkpoint-key.js";
 import { encodeBatch, type InterruptBatch, stateToken, toolCallIdOf } from "./interrupt-codec.js";
 import { type ResumeAnswer, readResume } from "./resume-request.js";
+import { isToolError, markerReply } from "./spoken-interrupts.js";
 
 export interface InterruptBackends {
   coordinator: RunCoordinator;
@@ -84,6 +85,11 @@ export type InterruptStart =
 export class InterruptRun {
   /** On a conversation's thread: where the run stopped (paused or finished), once settled. */
   point: PausedThread | undefined;
+  /**
+   * Its pause is told in text (`spokenBatch`), answered by the client's next message: the client
+   * asks for it, answered a question told so, or answered a call with an error.
+   */
+  spoken = false;
 
   constructor(
     readonly runId: string,
@@ -229,9 +235,10 @@ export async function prepareInterruptRun(options: {
    */
   takeOver?: boolean;
 }): Promise<InterruptRun> {
-  const { model, graph, request, scope } = options;
+  const { model, request, scope } = options;
   const supplied = request.metadata.graph_run_id;
-  const resume: ResumeOf | undefined = options.resumeOf ?? readResume(request.messages, supplied);
+  // A reply after a question told in text is a resume too: the marker names the run.
+  const resume: ResumeOf | undefined = options.resumeOf ?? readResume(request.messages, supplied) ?? markerReply(request.messages);
   const runId = resume?.runId ?? resolveRunId(supplied);
   const key = checkpointKey(scope, model, runId);
   const { backends } = options;
@@ -243,74 +250,95 @@ export async function prepareInterruptRun(options: {
   );
   if (lease === null) throw new RunBusyError();
   try {
-    let paused: PausedThread | undefined;
-    if (options.stateful === true && resume !== undefined) {
-      paused = (await backend("pending-run index", backends.timeoutMs, () => backends.pendingRuns.get(key)))?.thread;
-    }
-    if (options.takeOver === true) {
-      const threadId = paused?.threadId ?? options.thread?.threadId;
-      const state = await readDurableState(graph, threadId ?? key, backends.timeoutMs);
-      const on = threadId === undefined ? undefined : { threadId };
-      if (state.batch === undefined && state.stepsLeft === true) {
-        return new InterruptRun(runId, key, lease, { kind: "start", input: null }, graph, model, backends, scope, on);
-      }
-      if (state.batch !== undefined && resume === undefined && threadId === undefined) {
-        return new InterruptRun(runId, key, lease, { kind: "replay", batch: state.batch }, graph, model, backends, scope);
-      }
-    }
-    if (options.thread !== undefined && resume === undefined) {
-      // A new turn on a conversation's thread: nothing of this run exists yet.
-      const input = { kind: "start" as const, input: await options.input() };
-      return new InterruptRun(runId, key, lease, input, graph, model, backends, scope, options.thread);
-    }
-    const durable =
-      paused === undefined
-        ? await readDurableState(graph, key, backends.timeoutMs)
-        : await readDurableState(graph, paused.threadId, backends.timeoutMs, paused.checkpointId);
-    if (resume !== undefined) {
-      const { batch } = durable;
-      if (batch === undefined) {
-        const entry = await backend("pending-run index", backends.timeoutMs, () => backends.pendingRuns.get(key));
-        if (entry?.expiredAt !== undefined) {
-          throw new InterruptStateConflictError(
-            `This run expired: it waited for an answer longer than this server keeps pending runs, and was deleted on ${entry.expiredAt.toISOString()}. Start the conversation again.`,
-          );
-        }
-        throw new InterruptStateConflictError(
-          "This run has no pending interrupts: it has finished, never existed, or belongs to another scope.",
-        );
-      }
-      if (resume.stateToken !== undefined && stateToken(batch) !== resume.stateToken) {
-        throw new InterruptStateConflictError("These answers are for an earlier batch of interrupts; answer the latest one.");
-      }
-      const answers = "reply" in resume ? replyAnswers(batch, resume.reply) : resume.answers;
-      const pending = new Map(batch.interrupts.map((interrupt) => [toolCallIdOf(interrupt.id), interrupt.id]));
-      const answered = answers.map((answer) => answer.toolCallId);
-      if (answered.length !== pending.size || answered.some((id) => !pending.has(id))) {
-        throw new InterruptStateConflictError("The answered tool calls do not match the pending interrupts of this run.");
-      }
-      const resumeMap = Object.fromEntries(answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
-      return new InterruptRun(
-        runId,
-        key,
-        lease,
-        { kind: "resume", input: new Command({ resume: resumeMap }) },
-        graph,
-        model,
-        backends,
-        scope,
-        paused === undefined ? undefined : { threadId: paused.threadId, from: paused.checkpointId },
-      );
-    }
-    if (durable.batch !== undefined)
-      return new InterruptRun(runId, key, lease, { kind: "replay", batch: durable.batch }, graph, model, backends, scope);
-    // A checkpoint without pending interrupts is left over from a crashed run: start afresh.
-    if (durable.exists) await deleteCheckpoint(graph, key, backends.timeoutMs);
-    return new InterruptRun(runId, key, lease, { kind: "start", input: await options.input() }, graph, model, backends, scope);
+    const run = await decideStart(options, resume, runId, key, lease);
+    if (options.request.interruptsAsText === true || (resume !== undefined && "reply" in resume)) run.spoken = true;
+    return run;
   } catch (error) {
     await lease.release();
     throw error;
   }
+}
+
+/** From durable state: whether the run starts, resumes or replays its batch; every refusal is thrown. */
+async function decideStart(
+  options: Parameters<typeof prepareInterruptRun>[0],
+  resume: ResumeOf | undefined,
+  runId: string,
+  key: string,
+  lease: RunLease,
+): Promise<InterruptRun> {
+  const { model, graph, scope, backends } = options;
+  let paused: PausedThread | undefined;
+  if (options.stateful === true && resume !== undefined) {
+    paused = (await backend("pending-run index", backends.timeoutMs, () => backends.pendingRuns.get(key)))?.thread;
+  }
+  if (options.takeOver === true) {
+    const threadId = paused?.threadId ?? options.thread?.threadId;
+    const state = await readDurableState(graph, threadId ?? key, backends.timeoutMs);
+    const on = threadId === undefined ? undefined : { threadId };
+    if (state.batch === undefined && state.stepsLeft === true) {
+      return new InterruptRun(runId, key, lease, { kind: "start", input: null }, graph, model, backends, scope, on);
+    }
+    if (state.batch !== undefined && resume === undefined && threadId === undefined) {
+      return new InterruptRun(runId, key, lease, { kind: "replay", batch: state.batch }, graph, model, backends, scope);
+    }
+  }
+  if (options.thread !== undefined && resume === undefined) {
+    // A new turn on a conversation's thread: nothing of this run exists yet.
+    const input = { kind: "start" as const, input: await options.input() };
+    return new InterruptRun(runId, key, lease, input, graph, model, backends, scope, options.thread);
+  }
+  const durable =
+    paused === undefined
+      ? await readDurableState(graph, key, backends.timeoutMs)
+      : await readDurableState(graph, paused.threadId, backends.timeoutMs, paused.checkpointId);
+  if (resume !== undefined) {
+    const { batch } = durable;
+    if (batch === undefined) {
+      const entry = await backend("pending-run index", backends.timeoutMs, () => backends.pendingRuns.get(key));
+      if (entry?.expiredAt !== undefined) {
+        throw new InterruptStateConflictError(
+          `This run expired: it waited for an answer longer than this server keeps pending runs, and was deleted on ${entry.expiredAt.toISOString()}. Start the conversation again.`,
+        );
+      }
+      throw new InterruptStateConflictError(
+        "This run has no pending interrupts: it has finished, never existed, or belongs to another scope.",
+      );
+    }
+    if (resume.stateToken !== undefined && stateToken(batch) !== resume.stateToken) {
+      throw new InterruptStateConflictError("These answers are for an earlier batch of interrupts; answer the latest one.");
+    }
+    const answers = "reply" in resume ? replyAnswers(batch, resume.reply) : resume.answers;
+    const pending = new Map(batch.interrupts.map((interrupt) => [toolCallIdOf(interrupt.id), interrupt.id]));
+    const answered = answers.map((answer) => answer.toolCallId);
+    if (answered.length !== pending.size || answered.some((id) => !pending.has(id))) {
+      throw new InterruptStateConflictError("The answered tool calls do not match the pending interrupts of this run.");
+    }
+    // A client that has no graph_interrupt tool answered with its error: nobody has answered,
+    // so nothing resumes; the question is asked again, in text.
+    if (answers.some((answer) => isToolError(answer.value))) {
+      const again = new InterruptRun(runId, key, lease, { kind: "replay", batch }, graph, model, backends, scope);
+      again.spoken = true;
+      return again;
+    }
+    const resumeMap = Object.fromEntries(answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
+    return new InterruptRun(
+      runId,
+      key,
+      lease,
+      { kind: "resume", input: new Command({ resume: resumeMap }) },
+      graph,
+      model,
+      backends,
+      scope,
+      paused === undefined ? undefined : { threadId: paused.threadId, from: paused.checkpointId },
+    );
+  }
+  if (durable.batch !== undefined)
+    return new InterruptRun(runId, key, lease, { kind: "replay", batch: durable.batch }, graph, model, backends, scope);
+  // A checkpoint without pending interrupts is left over from a crashed run: start afresh.
+  if (durable.exists) await deleteCheckpoint(graph, key, backends.timeoutMs);
+  return new InterruptRun(runId, key, lease, { kind: "start", input: await options.input() }, graph, model, backends, scope);
 }
 
 /** The assistant turn that carries a batch: one `graph_interrupt` call per interrupt. */

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CompletionIdentity, toChatCompletion } from "../../dialects/chat/completion.js";
 import { type CompletionChunks, completionChunks, completionFrames } from "../../dialects/chat/completion-chunks.js";
 import { parseChatRequest } from "../../dialects/chat/parse-chat-request.js";
-import { asConversation, conversationEvents, fixedAnswer, uiChunk, withThinking } from "../../dialects/chat-ui/conversation.js";
+import { conversationEvents, fixedAnswer, uiChunk, withThinking } from "../../dialects/chat-ui/conversation.js";
 import { parseChatUiRequest } from "../../dialects/chat-ui/parse-chat-ui-request.js";
 import { InterruptStateConflictError, InvalidResumeError } from "../../errors/catalogue.js";
 import { isChatServeError } from "../../errors/serve-error.js";
@@ -11,6 +11,7 @@ import { errorBody } from "../../http/error-mapper.js";
 import { idempotent } from "../../http/idempotency.js";
 import { type ClientProfile, observedEvents, type RunRouteOptions, runForRequest, streamErrorBody } from "../../http/run-request.js";
 import { writeSse } from "../../http/sse-writer.js";
+import { spokenBatch } from "../../runs/interrupts/spoken-interrupts.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { collectRun, streamRun } from "../../runs/stream-run.js";
 import { sessionThread } from "../../runs/threads/run-thread.js";
@@ -86,7 +87,7 @@ async function chatUiCompletion(request: FastifyRequest, reply: FastifyReply, op
       async (run) => {
         if (!stream) {
           const { output, usage } = await collectRun(run);
-          return toChatCompletion(identity(), asConversation(withThinking(output)), usage);
+          return toChatCompletion(identity(), spokenBatch(withThinking(output)), usage);
         }
         const includeUsage = body.stream_options?.include_usage === true;
         const events = observedEvents(request, options, run, conversationEvents(streamRun(run)));

@@ -49,6 +49,8 @@ const compactionItem = z.object({
   id: z.string().nullish(),
   encrypted_content: z.string().max(10_485_760),
 });
+/** Asks for the conversation so far compacted instead of an answer (Codex's remote compaction); the last item. */
+const compactionTriggerItem = z.object({ type: z.literal("compaction_trigger") });
 /** A reasoning item a client sends back (Codex, the Agents SDK): a model's reasoning is not its input. */
 const reasoningItem = z.object({ type: z.literal("reasoning") });
 
@@ -58,6 +60,7 @@ export const inputItemSchema = z.union([
   functionCallOutputItem,
   itemReference,
   compactionItem,
+  compactionTriggerItem,
   reasoningItem,
 ]);
 

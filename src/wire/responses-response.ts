@@ -53,7 +53,15 @@ export interface ReasoningItem {
   content?: { type: "reasoning_text"; text: string }[];
 }
 
-export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem;
+/** What a `compaction_trigger` request answers with: the conversation so far, compacted (opaque to the client). */
+export interface CompactionItem {
+  type: "compaction";
+  id: string;
+  encrypted_content: string;
+  created_by?: string;
+}
+
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem | CompactionItem;
 
 export interface ResponsesUsage {
   input_tokens: number;

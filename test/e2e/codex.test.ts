@@ -23,6 +23,7 @@ before(async () => {
   graphs: {
     coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" },
     approval: { graph: "${new URL("../../demo/graphs/approval.ts", import.meta.url).pathname}:graph", description: "Asks first", features: ["INTERRUPTS"] },
+    recaller: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:recaller", description: "Says back, knows a summary" },
   },
 };`,
   });
@@ -56,9 +57,31 @@ supports_websockets = ${socket}
   return home.dir;
 }
 
+/**
+ * A fresh CODEX_HOME with the built-in provider at chat-serve (`openai_base_url`, a dummy
+ * OPENAI_API_KEY): the WebSocket mode and remote compaction are on by default there, and a low
+ * `model_auto_compact_token_limit` makes Codex compact before its second turn.
+ */
+function builtInHome(): string {
+  const home = freshHome();
+  homes.push(home);
+  mkdirSync(path.join(home.dir, ".codex"));
+  writeFileSync(
+    path.join(home.dir, ".codex", "config.toml"),
+    `model = "recaller"\nopenai_base_url = "${server.baseURL}"\nmodel_auto_compact_token_limit = 300\n`,
+  );
+  return home.dir;
+}
+
 /** One `codex exec --json` run (or `exec resume --last`): its events and its final message. */
 async function codex(home: string, prompt: string, resume = false, model = "coder") {
-  const env = { PATH: process.env.PATH, HOME: home, CODEX_HOME: path.join(home, ".codex"), CHAT_SERVE_API_KEY: "a-dummy-key" };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    CODEX_HOME: path.join(home, ".codex"),
+    CHAT_SERVE_API_KEY: "a-dummy-key",
+    OPENAI_API_KEY: "a-dummy-key",
+  };
   const args = ["exec", ...(resume ? ["resume", "--last"] : []), "--json", "--skip-git-repo-check", "-m", model, prompt];
   const run = await runClient(bin, args, { env, cwd: project.dir });
   const events = run.stdout
@@ -106,4 +129,12 @@ describe("Codex against chat-serve", { skip, timeout: 180_000 }, () => {
       assert.equal(answered.answer, "Approved: going ahead with ship the release.");
     });
   }
+
+  test("the built-in provider (openai_base_url): remote compaction sends a compaction_trigger, the next turn gets the summary", async () => {
+    const home = builtInHome();
+    const first = await codex(home, "hello one", false, "recaller");
+    assert.equal(first.answer, "You said: hello one");
+    const second = await codex(home, "hello two", true, "recaller");
+    assert.equal(second.answer, "You said: hello two (the earlier turns came as a summary)");
+  });
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { demoGraphs } from "../helpers/demo-graphs.js";
-import { assertMatchesOpenResponses } from "../helpers/openai-schema.js";
+import { assertMatchesOpenResponses, assertMatchesResponses } from "../helpers/openai-schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // `POST /v1/responses/compact` (Open Responses' compaction): a conversation's input compacted
@@ -110,5 +110,59 @@ describe("POST /responses/compact", () => {
       assert.equal(got, status, JSON.stringify(body));
       assert.match(body.error?.message ?? "", message);
     }
+  });
+});
+
+describe("a compaction_trigger input item (Codex's remote compaction)", () => {
+  const trigger = { type: "compaction_trigger" };
+
+  test("is answered with one compaction item, without running the graph; far fewer tokens", async () => {
+    const response = await client.responses.create({ model: "echo", input: [...CONVERSATION, trigger] as never, store: false });
+    assertMatchesResponses("Response", response);
+    assert.equal(response.status, "completed");
+    assert.deepEqual(
+      response.output.map((item) => item.type),
+      ["compaction"],
+    );
+    assert.match(String((response.output[0] as { id: string }).id), /^cmp_/u);
+    assert.ok(response.usage!.output_tokens * 4 < response.usage!.input_tokens, JSON.stringify(response.usage));
+  });
+
+  test("streamed: created, the item added and done, completed; the next turn gets the summary in place of the turns", async () => {
+    const stream = await client.responses.create({ model: "echo", input: [...CONVERSATION, trigger] as never, stream: true, store: false });
+    const events: { type: string; item?: Record<string, unknown>; response?: { output: Record<string, unknown>[] } }[] = [];
+    for await (const event of stream) events.push(event as never);
+    for (const event of events) assertMatchesResponses("ResponseStreamEvent", event);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ["response.created", "response.in_progress", "response.output_item.added", "response.output_item.done", "response.completed"],
+    );
+    const item = events.at(-1)!.response!.output[0]!;
+    // Codex's next turn: its whole history with the item after it, then what is new.
+    const next = [...CONVERSATION, item, { type: "message", role: "user", content: "Run the test." }];
+    const tokens = await client.responses.inputTokens.count({ model: "echo", input: next as never });
+    assert.ok(tokens.input_tokens < 1_000, `${tokens.input_tokens} input tokens: the compacted turns are read once, in the summary`);
+    const answer = await client.responses.create({ model: "memory", input: next as never, store: false });
+    assert.match(answer.output_text, /You said "Run the test\."\. Before that you said: "Read add\.js/u);
+  });
+
+  test("a stored chain is compacted through previous_response_id, and continues from the compaction", async () => {
+    const first = await client.responses.create({ model: "echo", input: "first question" });
+    const compacted = await client.responses.create({ model: "echo", previous_response_id: first.id, input: [trigger] as never });
+    assert.equal(compacted.output[0]?.type, "compaction");
+    const next = await client.responses.create({ model: "echo", previous_response_id: compacted.id, input: "next question" });
+    assert.equal(next.output_text, "next question");
+  });
+
+  test("anywhere but last, it is a 400 naming the item", async () => {
+    const response = await fetch(`${server.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "echo", input: [trigger, { role: "user", content: "hi" }] }),
+    });
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as { error: { message: string; param: string } };
+    assert.equal(body.error.param, "input.0");
+    assert.match(body.error.message, /compaction_trigger item must be the final input item/u);
   });
 });

@@ -271,6 +271,53 @@ describe("what the WebSocket mode refuses", () => {
     socket.close();
   });
 
+  test("Codex's remote compaction: a compaction_trigger gets one compaction item; the next turn reads it as the summary", async () => {
+    const { socket, events } = await rawSocket();
+    const turn = (input: unknown[], previous?: string) =>
+      socket.send(
+        JSON.stringify({
+          type: "response.create",
+          model: "memory",
+          stream: true,
+          store: false,
+          input,
+          ...(previous === undefined ? {} : { previous_response_id: previous }),
+        }),
+      );
+    const completed = async () => {
+      while (!events.some((event) => event.type === "response.completed" || event.type === "error")) await once(socket, "message");
+      const all = events.splice(0);
+      const end = all.at(-1) as unknown as {
+        type: string;
+        response: { id: string; output: { type: string; content?: { text: string }[] }[] };
+      };
+      assert.equal(end.type, "response.completed", JSON.stringify(end));
+      return { all, response: end.response };
+    };
+    const said = (text: string) => ({ type: "message", role: "user", content: [{ type: "input_text", text }] });
+    turn([said("first words")]);
+    const first = await completed();
+    turn([{ type: "compaction_trigger" }], first.response.id);
+    const compacted = await completed();
+    assert.deepEqual(
+      compacted.all.map((event) => event.type),
+      ["response.created", "response.in_progress", "response.output_item.added", "response.output_item.done", "response.completed"],
+    );
+    for (const event of compacted.all) assertMatchesResponses("ResponseStreamEvent", event);
+    assert.deepEqual(
+      compacted.response.output.map((item) => item.type),
+      ["compaction"],
+    );
+    turn([said("after compaction")], compacted.response.id);
+    const next = await completed();
+    // The memory graph says what it was given: the first words, then the summary in place of the answer.
+    assert.match(
+      next.response.output.at(-1)?.content?.[0]?.text ?? "",
+      /You said "after compaction"\. Before that you said: "first words"/u,
+    );
+    socket.close();
+  });
+
   test("a response.create while a response runs is refused; the running one finishes", async () => {
     const { socket, events } = await rawSocket();
     socket.send(JSON.stringify({ type: "response.create", model: "research", input: "What is LangGraph?" }));

@@ -1,6 +1,8 @@
 import { InvalidRequestError } from "../../errors/catalogue.js";
 import { INTERRUPT_TOOL_NAME } from "../../runs/interrupts/interrupt-codec.js";
+import { randomHex } from "../../util/random-hex.js";
 import type { InputItem } from "../../wire/responses-request.js";
+import type { CompactionItem } from "../../wire/responses-response.js";
 
 // `POST /responses/compact`, done without a model: the conversation's own words are kept (the
 // system, developer and user messages), and what the assistant said and did (its answers, its
@@ -93,6 +95,20 @@ export function compactItems(items: readonly InputItem[]): InputItem[] {
     }
   });
   if (lines.length === 0) return kept;
-  const summary = lines.join("\n");
-  return [...kept, { type: "compaction", encrypted_content: `${PREFIX}${Buffer.from(summary, "utf8").toString("base64url")}` }];
+  return [...kept, { type: "compaction", encrypted_content: encode(lines.join("\n")) }];
+}
+
+function encode(summary: string): string {
+  return `${PREFIX}${Buffer.from(summary, "utf8").toString("base64url")}`;
+}
+
+/**
+ * The one `compaction` output item that answers a `compaction_trigger` (Codex's remote
+ * compaction): the same excerpt `compactItems` makes, for a client that keeps the
+ * conversation's own messages itself and puts this item after them.
+ */
+export function compactionOutput(items: readonly InputItem[]): CompactionItem {
+  const compacted = compactItems(items).at(-1);
+  const content = compacted?.type === "compaction" ? compacted.encrypted_content : encode("- Nothing was said or done yet.");
+  return { type: "compaction", id: `cmp_${randomHex()}`, encrypted_content: content, created_by: "chat-serve" };
 }

@@ -36,6 +36,8 @@ export interface ParsedResponsesRequest {
   previousResponseId?: string;
   /** The conversation this response belongs to. */
   conversationId?: string;
+  /** The input ended with a `compaction_trigger`: the answer is the conversation compacted, no run. */
+  compact?: true;
 }
 
 function invalidValue(error: z.ZodError, prefix: (string | number)[] = []): InvalidRequestError {
@@ -105,6 +107,7 @@ export function itemsToMessages(items: InputItem[], options: { earlier?: number;
   const messages: ChatMessage[] = [];
   const calls = new Map<string, number>();
   const outputs = new Set<string>();
+  const compactions = new Set<ChatMessage>();
   const label = (index: number) => (index < earlier ? `the stored item ${index} before input` : `input.${index - earlier}`);
   items.forEach((item, index) => {
     const at = label(index);
@@ -114,10 +117,19 @@ export function itemsToMessages(items: InputItem[], options: { earlier?: number;
         { param: at },
       );
     }
-    // A model's reasoning, sent back, is not the graph's input.
-    if (item.type === "reasoning") return;
+    // A model's reasoning, sent back, is not the graph's input (nor is a trigger, answered without a run).
+    if (item.type === "reasoning" || item.type === "compaction_trigger") return;
     if (item.type === "compaction") {
-      messages.push({ role: "system", content: compactionMessage(compactionSummary(item, at)) });
+      // It stands for what the assistant said and did before it: a client that put it after the
+      // whole conversation (Codex, on the WebSocket mode) has those turns read once, in it.
+      const kept = messages.filter(
+        (message) => message.role === "user" || (message.role !== "assistant" && message.role !== "tool" && !compactions.has(message)),
+      );
+      messages.length = 0;
+      messages.push(...kept);
+      const summary: ChatMessage = { role: "system", content: compactionMessage(compactionSummary(item, at)) };
+      compactions.add(summary);
+      messages.push(summary);
       return;
     }
     if (item.type === "function_call") {
@@ -243,18 +255,26 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
       param: "conversation",
     });
   }
-  const items = typeof body.input === "string" ? [{ role: "user" as const, content: body.input }] : parseItems(body.input);
+  const all = typeof body.input === "string" ? [{ role: "user" as const, content: body.input }] : parseItems(body.input);
+  const trigger = all.findIndex((item) => item.type === "compaction_trigger");
+  if (trigger !== -1 && trigger !== all.length - 1) {
+    throw new InvalidRequestError(`input.${trigger}: a compaction_trigger item must be the final input item.`, {
+      param: `input.${trigger}`,
+    });
+  }
+  const compact = trigger === -1 ? {} : { compact: true as const };
+  const items = trigger === -1 ? all : all.slice(0, -1);
   if (previous !== undefined) {
     const runId = runIdOfResponseId(previous);
     // A response of an interrupt run answered with function_call_output items: a resume. An
     // interrupt run that did not pause is continued like any stored response.
     const answers = items.length > 0 && items.every((item) => item.type === "function_call_output");
-    if (runId !== undefined && answers) return { body, items, resume: previousResponseResume(runId, items) };
-    return { body, items, previousResponseId: storedId(previous, "resp", "previous_response_id") };
+    if (runId !== undefined && answers && trigger === -1) return { body, items, resume: previousResponseResume(runId, items) };
+    return { body, items, previousResponseId: storedId(previous, "resp", "previous_response_id"), ...compact };
   }
-  if (items.length === 0 && conversationId === undefined)
+  if (all.length === 0 && conversationId === undefined)
     throw new InvalidRequestError("input must hold at least one item.", { param: "input" });
-  return conversationId === undefined ? { body, items } : { body, items, conversationId };
+  return conversationId === undefined ? { body, items, ...compact } : { body, items, conversationId, ...compact };
 }
 
 /** The names of the tools a request offers: functions and namespaces by name, hosted tools by type. */

@@ -1,7 +1,8 @@
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { fillSlots, JsonText, jsonParts } from "../../util/json-text.js";
 import type { ResponseStreamEvent } from "../../wire/responses-response.js";
-import { type ResponseRenderer, streamEvent, textDeltaFields } from "./response-renderer.js";
+import { streamEvent, textDeltaFields } from "./response-parts.js";
+import type { ResponseRenderer } from "./response-renderer.js";
 
 const TEXT_DELTA = "response.output_text.delta";
 

@@ -2,13 +2,12 @@ import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { Reasoning } from "../../runs/messages/message-reasoning.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { copyData } from "../../util/copy-data.js";
-import { randomHex } from "../../util/random-hex.js";
 import type { ClientEventWire, Usage } from "../../wire/response.js";
 import type { CreateResponseBody } from "../../wire/responses-request.js";
 import type {
+  CompactionItem,
   FunctionCallItem,
   MessageItem,
-  OutputTextPart,
   ReasoningItem,
   ResponseObject,
   ResponseStreamEvent,
@@ -16,43 +15,7 @@ import type {
   UrlCitationOut,
 } from "../../wire/responses-response.js";
 import { echoedSettings } from "./echoed-settings.js";
-
-function itemId(prefix: "msg" | "fc" | "rs"): string {
-  return `${prefix}_${randomHex()}`;
-}
-
-/** Provider-reported usage in the Responses shape (every detail the schema requires, zero when unreported). */
-function responsesUsage(usage: Usage): ResponsesUsage {
-  return {
-    input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: 0 },
-    output_tokens: usage.completion_tokens,
-    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
-    total_tokens: usage.total_tokens,
-  };
-}
-
-function annotationsOf(output: AssistantOutput): UrlCitationOut[] {
-  return output.annotations.map(({ url_citation: citation }) => ({
-    type: "url_citation",
-    url: citation.url,
-    title: citation.title,
-    start_index: citation.start_index,
-    end_index: citation.end_index,
-  }));
-}
-
-const emptyText = (): OutputTextPart => ({ type: "output_text", text: "", annotations: [], logprobs: [] });
-
-/** A stream event: its type and number first, then its fields. */
-export function streamEvent(type: string, sequence: number, fields: Record<string, unknown>): ResponseStreamEvent {
-  return { type, sequence_number: sequence, ...fields };
-}
-
-/** The fields of a text delta into the answer's one text part. */
-export function textDeltaFields(itemId: string, index: number, delta: string): Record<string, unknown> {
-  return { item_id: itemId, output_index: index, content_index: 0, delta, logprobs: [] };
-}
+import { annotationsOf, emptyText, itemId, responsesUsage, streamEvent, textDeltaFields } from "./response-parts.js";
 
 /**
  * Renders one run's events as a Responses API response: the typed stream events in order
@@ -119,6 +82,19 @@ export class ResponseRenderer {
     const opened = this.start();
     Object.assign(this.response, { status: "completed", completed_at: Math.floor(Date.now() / 1000) });
     return [...opened, ...this.#event("response.completed", () => ({ response: this.#snapshot() }))];
+  }
+
+  /** A response that compacts the conversation (`compaction_trigger`): created, its one compaction item, completed. */
+  compacted(item: CompactionItem, usage: ResponsesUsage): ResponseStreamEvent[] {
+    const opened = this.start();
+    this.response.output.push(item);
+    Object.assign(this.response, { status: "completed", completed_at: Math.floor(Date.now() / 1000), usage });
+    return [
+      ...opened,
+      ...this.#event("response.output_item.added", () => ({ output_index: 0, item: copyData(item) })),
+      ...this.#event("response.output_item.done", () => ({ output_index: 0, item: copyData(item) })),
+      ...this.#event("response.completed", () => ({ response: this.#snapshot() })),
+    ];
   }
 
   /** A background response as it is queued: `queued`, and its `response.created` event (number 0). */

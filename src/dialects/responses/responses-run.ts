@@ -1,3 +1,4 @@
+import type { PausedThread } from "../../coordination/pending-run-index.js";
 import { InvalidRequestError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { PreparedRun } from "../../runs/prepare-run.js";
@@ -71,7 +72,7 @@ export async function saveResponse(
   options: Backing,
   parsed: ParsedResponsesRequest,
   resolved: ResolvedRequest,
-  run: PreparedRun,
+  run: Pick<PreparedRun, "thread" | "interrupt"> | { thread: { point: PausedThread | undefined }; interrupt?: undefined },
   renderer: ResponseRenderer,
 ) {
   if (parsed.body.store === false) return;

@@ -24,7 +24,7 @@ function contentParts(content: string | InputContentPart[], role: string): Recor
  */
 export function toStoredItems(items: InputItem[]): StoredItem[] {
   return items.flatMap((item): StoredItem[] => {
-    if (item.type === "item_reference" || item.type === "reasoning") return [];
+    if (item.type === "item_reference" || item.type === "reasoning" || item.type === "compaction_trigger") return [];
     if (item.type === "compaction") return [{ type: "compaction", id: item.id ?? newId("cmp"), encrypted_content: item.encrypted_content }];
     if (item.type === "function_call") {
       return [

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FastifyRequest } from "fastify";
-import { parseResponsesRequest, storedId } from "../../dialects/responses/parse-responses-request.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { type ParsedResponsesRequest, parseResponsesRequest, storedId } from "../../dialects/responses/parse-responses-request.js";
 import { responseFrames } from "../../dialects/responses/response-frames.js";
 import { planResponsesRun, runRenderer, saveResponse } from "../../dialects/responses/responses-run.js";
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { InvalidRequestError, StoredObjectNotFoundError } from "../../errors/catalogue.js";
+import { toServeError } from "../../errors/to-serve-error.js";
 import { reattach, startingAfter, submitBackground, TERMINAL } from "../../http/background-routes.js";
 import { errorBody } from "../../http/error-mapper.js";
 import { idempotent } from "../../http/idempotency.js";
@@ -27,6 +28,7 @@ export function addResponsesRoutes(routes: RouteTable, options: RunRouteOptions)
       const parsed = parseResponsesRequest(request.body);
       const streaming = parsed.body.stream === true;
       assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
+      if (parsed.compact === true) return answerCompaction(request, reply, options, parsed);
       if (parsed.body.background === true) return submitBackground(request, reply, options, parsed, queued);
       const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
       return runForRequest(
@@ -140,4 +142,25 @@ export function addResponsesRoutes(routes: RouteTable, options: RunRouteOptions)
     await releaseThreads(options, deleted.released, request.log);
     return { id, object: "response", deleted: true };
   });
+}
+
+/** A `compaction_trigger` request (Codex's remote compaction): one `compaction` item, complete or streamed; in the foreground always. */
+async function answerCompaction(request: FastifyRequest, reply: FastifyReply, options: RunRouteOptions, parsed: ParsedResponsesRequest) {
+  const { compactionResponse } = await import("./compact-route.js");
+  const streaming = parsed.body.stream === true;
+  const scope = await requestScope(request, options.checkpointScope);
+  const { renderer, events } = await compactionResponse(options, parsed, scope, streaming);
+  if (!streaming) return renderer.response;
+  await writeSse(
+    reply,
+    (async function* () {})(),
+    {
+      keepAliveMs: options.keepAliveMs,
+      stalledClientMs: options.stalledClientMs,
+      typedEvents: true,
+      errorFrame: (error) => errorBody(toServeError(error)),
+    },
+    { first: events, of: () => [], fail: () => [] },
+  );
+  return reply;
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
-import { parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
+import { type ParsedResponsesRequest, parseResponsesRequest } from "../../dialects/responses/parse-responses-request.js";
 import { responseId } from "../../dialects/responses/response-id.js";
 import { ResponseRenderer } from "../../dialects/responses/response-renderer.js";
 import { planResponsesRun, runRenderer, saveResponse } from "../../dialects/responses/responses-run.js";
@@ -209,11 +209,30 @@ class ResponsesSession {
     return { id: renderer.response.id, items: input, ...(previous === undefined ? {} : { previous }) };
   }
 
+  /**
+   * A `compaction_trigger` (Codex's remote compaction): one `compaction` item, no run. The
+   * connection's next response continues from the input and that item, read as a summary of
+   * the assistant's turns before it.
+   */
+  async #compact(parsed: ParsedResponsesRequest, input: unknown[]): Promise<LastResponse> {
+    const { request, options } = this;
+    const { compactionResponse } = await import("./compact-route.js");
+    const scope = await requestScope(request, options.checkpointScope);
+    const { renderer, events } = await compactionResponse(options, parsed, scope, true);
+    for (const event of events) this.#send(event);
+    const { response } = renderer;
+    if (parsed.body.store !== false) return { id: response.id };
+    const previous = parsed.previousResponseId;
+    const kept = input.slice(0, -1); // without the trigger
+    return { id: response.id, items: [...kept, ...response.output], ...(previous === undefined ? {} : { previous }) };
+  }
+
   /** Runs one response; its last response (to continue from) when it completed. */
   async #run(body: Record<string, unknown>, input: unknown[]): Promise<LastResponse | undefined> {
     const { request, options } = this;
     const parsed = parseResponsesRequest({ ...body, stream: true });
     assertVisible(options.registry, request.chatServeCaller, parsed.body.model);
+    if (parsed.compact === true) return this.#compact(parsed, input);
     const resolved = await planResponsesRun(options, parsed, await requestScope(request, options.checkpointScope));
     const socket = this.socket;
     const client: RunClient<undefined> = {

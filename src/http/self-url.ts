@@ -8,6 +8,11 @@ export const MOUNT = Symbol.for("chat-serve.mount");
  * the host's mount path (`req.baseUrl` under Express, `mountPath` elsewhere), then `path`.
  */
 export function selfUrl(request: FastifyRequest, path: string): string {
+  return `${request.protocol}://${request.host}${mountOf(request)}${path}`;
+}
+
+/** The host's mount path of this request (`/ai`), or "" when chat-serve is not mounted under one. */
+export function mountOf(request: FastifyRequest): string {
   const mount = (request.raw as { [MOUNT]?: unknown })[MOUNT];
-  return `${request.protocol}://${request.host}${typeof mount === "string" ? mount : ""}${path}`;
+  return typeof mount === "string" ? mount : "";
 }

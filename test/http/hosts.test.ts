@@ -165,9 +165,22 @@ describe("chat-serve in any host", () => {
     });
     app.use("/ai", serve.nodeHandler());
     const origin = await listening(createServer(app));
-    await serve.bind({ prefix: "/v1", mcp: true, anthropic: true, a2a: true });
+    await serve.bind({ prefix: "/v1", mcp: true, anthropic: true, a2a: true, docs: true, playground: true });
     await exercise(serve, `${origin}/ai/v1`);
     assert.deepEqual(await (await fetch(`${origin}/own`)).json(), { host: "express" });
+    // The API docs and the playground: their links and the OpenAPI servers go through /ai too.
+    const spec = (await (await fetch(`${origin}/ai/v1/openapi.json`)).json()) as { servers: { url: string }[] };
+    assert.deepEqual(spec.servers, [{ url: "/ai/v1" }]);
+    const swaggerSpec = (await (await fetch(`${origin}/ai/v1/docs/json`)).json()) as { servers: { url: string }[] };
+    assert.deepEqual(swaggerSpec.servers, [{ url: "/ai/v1" }]);
+    const docs = await fetch(`${origin}/ai/v1/docs`, { redirect: "manual" });
+    assert.equal(docs.status, 302);
+    assert.equal(docs.headers.get("location"), "/ai/v1/docs/");
+    const docsPage = await (await fetch(`${origin}/ai/v1/docs/`)).text();
+    assert.match(docsPage, /src="\.\/static\/swagger-ui-bundle\.js"/u);
+    const playground = await (await fetch(`${origin}/ai/v1/playground`)).text();
+    assert.ok(playground.includes('href="/ai/v1/docs"'), "the playground links the docs under the mount");
+    assert.ok(!/["'(]\/v1\//u.test(playground), "no link skips the mount path");
     // The URLs chat-serve writes for itself keep Express's mount path (req.baseUrl).
     const card = (await (await fetch(`${origin}/ai/v1/a2a/echo/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
     assert.ok(JSON.stringify(card).includes(`${origin}/ai/v1/a2a/echo`), JSON.stringify(card));

@@ -2,8 +2,9 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { mountOf } from "../../http/self-url.js";
 import { chatCompletionRequestSchema, messageSchemaByRole } from "../../wire/request.js";
 import { createResponseSchema } from "../../wire/responses-request.js";
 
@@ -76,12 +77,12 @@ const REDOC_POLICY = [
   "base-uri 'none'",
 ].join("; ");
 
-function redocPage(prefix: string): string {
+function redocPage(): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chat-serve API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"></head>
-<body><redoc spec-url="${prefix}/openapi.json"></redoc>
-<script src="${prefix}/redoc/redoc.standalone.js"></script></body></html>`;
+<body><redoc spec-url="openapi.json"></redoc>
+<script src="redoc/redoc.standalone.js"></script></body></html>`;
 }
 
 function redocMissingPage(prefix: string): string {
@@ -90,7 +91,7 @@ function redocMissingPage(prefix: string): string {
 <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; line-height: 1.5">
 <h1>Redoc is not installed</h1>
 <p>This page needs the optional <code>redoc</code> package: run <code>npm install redoc@2</code> in the project and restart chat-serve.</p>
-<p>The same API is described at <a href="${prefix}/docs">${prefix}/docs</a> (Swagger UI) and <a href="${prefix}/openapi.json">${prefix}/openapi.json</a>.</p>
+<p>The same API is described at <a href="docs">${prefix}/docs</a> (Swagger UI) and <a href="openapi.json">${prefix}/openapi.json</a>.</p>
 </body></html>`;
 }
 
@@ -120,18 +121,37 @@ export async function registerDocs(app: FastifyInstance, prefix: string, models:
       return { schema: body === undefined ? schema : { ...schema, body }, url: local };
     },
   });
-  // indexPrefix: the page at {prefix}/docs (no trailing slash) links its assets with the mount prefix.
-  await app.register(swaggerUi, { routePrefix: "/docs", indexPrefix: prefix });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  // The API's address as this request reached it: under the host's mount path too (`app.use("/ai", …)`).
+  const served = (request: FastifyRequest) => {
+    const spec = app.swagger() as unknown as Record<string, unknown>;
+    return { ...spec, servers: [{ url: `${mountOf(request)}${prefix}` || "/" }] };
+  };
+  // indexPrefix: the page at {prefix}/docs (no trailing slash) links its assets with the prefix;
+  // under a host's mount path it is sent to {prefix}/docs/, whose links are relative.
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    indexPrefix: prefix,
+    transformSpecification: (_spec, request) => served(request),
+    transformSpecificationClone: false,
+    uiHooks: {
+      onRequest: (request, reply, done) => {
+        const mount = mountOf(request);
+        const path = request.url.split("?")[0] ?? "";
+        if (mount !== "" && path === `${prefix}/docs`) return void reply.redirect(`${mount}${path}/`);
+        done();
+      },
+    },
+  });
+  app.get("/openapi.json", { schema: { hide: true } }, async (request) => served(request));
   // Redoc from its package, never from a CDN; it is optional (a large install) and says so when missing.
   const bundle = redocBundle();
   app.get("/redoc", { schema: { hide: true } }, async (_request, reply) =>
     bundle === undefined
       ? reply.status(404).type("text/html; charset=utf-8").send(redocMissingPage(prefix))
-      : reply.type("text/html; charset=utf-8").header("content-security-policy", REDOC_POLICY).send(redocPage(prefix)),
+      : reply.type("text/html; charset=utf-8").header("content-security-policy", REDOC_POLICY).send(redocPage()),
   );
   if (bundle !== undefined) {
-    const source = localRedocBundle(bundle, `${prefix}/redoc/logo-mini.svg`);
+    const source = localRedocBundle(bundle, "redoc/logo-mini.svg");
     app.get("/redoc/redoc.standalone.js", { schema: { hide: true } }, async (_request, reply) =>
       reply
         .type("text/javascript; charset=utf-8")

@@ -2,7 +2,8 @@ import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { mountOf } from "../../http/self-url.js";
 import { assertVisible } from "../../http/visibility.js";
 import { graphMermaid } from "../../registry/graph-diagram.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
@@ -44,16 +45,17 @@ export async function registerPlayground(
   app: FastifyInstance,
   options: { prefix: string; docs: boolean; registry: GraphRegistry },
 ): Promise<void> {
-  const prefix = escapeHtml(options.prefix);
-  const page = (await readFile(`${PLAYGROUND_DIR}index.html`, "utf8"))
-    .replaceAll("{{docs-link}}", options.docs ? `<a href="${prefix}/docs">API docs</a>` : "")
-    .replaceAll("{{prefix}}", prefix);
-  const sendPage = async (_request: unknown, reply: FastifyReply) =>
+  const template = (await readFile(`${PLAYGROUND_DIR}index.html`, "utf8")).replaceAll(
+    "{{docs-link}}",
+    options.docs ? `<a href="{{prefix}}/docs">API docs</a>` : "",
+  );
+  // Its links and API calls go through the host's mount path too (`app.use("/ai", …)`).
+  const sendPage = async (request: FastifyRequest, reply: FastifyReply) =>
     reply
       .type("text/html; charset=utf-8")
       .header("content-security-policy", CONTENT_SECURITY_POLICY)
       .header("cache-control", "no-cache")
-      .send(page);
+      .send(template.replaceAll("{{prefix}}", escapeHtml(`${mountOf(request)}${options.prefix}`)));
   const bundle = mermaidBundle();
   app.get("/playground", { schema: { hide: true } }, sendPage);
   app.get("/playground/", { schema: { hide: true } }, sendPage);
@@ -62,7 +64,11 @@ export async function registerPlayground(
     const { model } = request.params;
     assertVisible(options.registry, request.chatServeCaller, model);
     const mermaid = await graphMermaid(await options.registry.resolveGraph(model));
-    return { model, mermaid: mermaid ?? null, renderer: bundle === undefined ? null : `${options.prefix}/playground/mermaid.min.js` };
+    return {
+      model,
+      mermaid: mermaid ?? null,
+      renderer: bundle === undefined ? null : `${mountOf(request)}${options.prefix}/playground/mermaid.min.js`,
+    };
   });
   // The diagram's renderer, from the optional `mermaid` package: served here, never from a CDN.
   if (bundle !== undefined) {

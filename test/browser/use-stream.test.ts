@@ -1,29 +1,44 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { bundlePage, launchChromium, openPage, rememberingConversation, requireChromium, screenshot } from "../helpers/browser.js";
+import {
+  bundlePage,
+  launchChromium,
+  openPage,
+  rememberingConversation,
+  requireChromium,
+  sayOnPage,
+  screenshot,
+} from "../helpers/browser.js";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 
 // LangGraph's React hook, unchanged, in a page bundled as a LangGraph app bundles it, against
 // the repository's own config served by the real CLI: the Agent Protocol at the server root.
 const chromium = requireChromium();
 
+let server: RunningServer;
+let origin: string;
+let browser: Browser;
+
+// One server and one browser for the file; each page is bundled once.
+before(async () => {
+  if (chromium.skip) return;
+  server = await startCli([]);
+  origin = new URL(server.baseURL).origin;
+  browser = await launchChromium(chromium.executablePath);
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
 /** The same conversation through a page built with one `useStream` or the other. */
 function pageTests(title: string, entry: string, name: string): void {
   describe(title, { skip: chromium.skip }, () => {
-    let server: RunningServer;
-    let origin: string;
-    let browser: Browser;
     let html: string;
 
     before(async () => {
-      [server, html] = await Promise.all([startCli([]), bundlePage(entry, import.meta.url, "useStream")]);
-      origin = new URL(server.baseURL).origin;
-      browser = await launchChromium(chromium.executablePath);
-    });
-    after(async () => {
-      await browser?.close();
-      await server?.stop();
+      html = await bundlePage(entry, import.meta.url, "useStream");
     });
 
     const open = (assistant: string) => openPage(browser, origin, { name: "use-stream", html, query: `assistant=${assistant}` });
@@ -52,3 +67,53 @@ function pageTests(title: string, entry: string, name: string): void {
 
 pageTests("useStream from @langchain/langgraph-sdk/react in a real browser", "./use-stream/sdk-page.jsx", "use-stream");
 pageTests("useStream from @langchain/react (protocol v2) in a real browser", "./use-stream/react-page.jsx", "react-use-stream");
+
+describe("agent-chat-ui's calls through useStream in a real browser", { skip: chromium.skip }, () => {
+  let html: string;
+  before(async () => {
+    html = await bundlePage("./use-stream/agent-chat-ui-page.jsx", import.meta.url, "agent-chat-ui");
+  });
+  const open = (assistant: string) => openPage(browser, origin, { name: "agent-chat-ui", html, query: `assistant=${assistant}` });
+
+  test("a conversation that remembers, and the thread in the sidebar's list by graph_id", async () => {
+    const { page, problems } = await open("memory");
+    try {
+      await page.locator("#ready", { hasText: "ready" }).waitFor();
+      await sayOnPage(page, "apples", /This is the start of our conversation/u, "ai");
+      await sayOnPage(page, "pears", /Before that you said: "apples"/u, "ai");
+      const thread = await page.locator("#thread").textContent();
+      assert.match(thread ?? "", /^[0-9a-f-]{36}$/u);
+      await page.locator("#threads li", { hasText: thread! }).waitFor({ timeout: 10_000 });
+      assert.deepEqual(problems, { requests: [], errors: [] });
+    } finally {
+      await screenshot(page, "agent-chat-ui-memory");
+      await page.close();
+    }
+  });
+
+  test("an interrupt answered as the Agent Inbox answers it: submit({}, { command: { resume } })", async () => {
+    const { page, problems } = await open("approval");
+    try {
+      await page.fill("#prompt", "deploy");
+      await page.click("#send");
+      await page.locator("#question", { hasText: "May I go ahead with: deploy?" }).waitFor({ timeout: 10_000 });
+      await page.click("#approve");
+      await page.locator("#messages li.ai", { hasText: "Approved: going ahead with deploy." }).waitFor({ timeout: 10_000 });
+      assert.deepEqual(problems, { requests: [], errors: [] });
+    } finally {
+      await screenshot(page, "agent-chat-ui-approval");
+      await page.close();
+    }
+  });
+
+  test("a model with client settings and no context: its settings' defaults", async () => {
+    const { page, problems } = await open("research");
+    try {
+      await sayOnPage(page, "What is LangGraph?", /I looked at 2 sources about What is LangGraph and explain it in plain words\./u, "ai");
+      assert.deepEqual(problems, { requests: [], errors: [] });
+    } finally {
+      await screenshot(page, "agent-chat-ui-research");
+      await page.close();
+    }
+  });
+});

@@ -16,10 +16,7 @@ function App() {
   const [threadId, setThreadId] = useState(null);
   const [threads, setThreads] = useState([]);
   const [ready, setReady] = useState(false);
-  const getThreads = useCallback(
-    () => new Client({ apiUrl }).threads.search({ metadata: { graph_id: assistantId }, limit: 100 }),
-    [],
-  );
+  const getThreads = useCallback(() => new Client({ apiUrl }).threads.search({ metadata: { graph_id: assistantId }, limit: 100 }), []);
   useEffect(() => {
     fetch(`${apiUrl}/info`).then((response) => setReady(response.ok));
   }, []);

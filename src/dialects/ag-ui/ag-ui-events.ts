@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
 import { INTERRUPT_TOOL_NAME } from "../../runs/interrupts/interrupt-codec.js";
+import { readQuestion } from "../../runs/interrupts/interrupt-question.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { interruptId } from "./parse-run-input.js";
 
@@ -146,7 +147,7 @@ export function agUiEvents(run: { threadId: string; runId: string }): {
                 args = JSON.parse(call.function.arguments) as typeof args;
               } catch {}
               const payload = args.payload;
-              const message = isRecord(payload) && typeof payload.question === "string" ? payload.question : undefined;
+              const message = readQuestion(payload).question;
               return {
                 id: interruptId(call.id, args.run_id ?? "", args.state_token ?? ""),
                 reason: "graph_interrupt",

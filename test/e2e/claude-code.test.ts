@@ -17,15 +17,19 @@ let project: ReturnType<typeof tempProject>;
 before(async () => {
   if (skip) return;
   project = tempProject({
+    // A file of about 20,000 tokens: Claude Code counts a file that size before it reads it.
+    "notes.txt": `${"lorem ipsum dolor sit amet ".repeat(20)}\n`.repeat(160) + "the last line of the notes\n",
     "chat-serve.config.ts": `export default {
   server: { anthropic: true },
   graphs: {
     coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" },
     approval: { graph: "${new URL("../../demo/graphs/approval.ts", import.meta.url).pathname}:graph", description: "Asks first", features: ["INTERRUPTS"] },
+    think: { graph: "${new URL("../../demo/graphs/think.ts", import.meta.url).pathname}:graph", description: "Thinks first", streamableNodeNames: ["think"] },
+    recaller: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:recaller", description: "Says back" },
   },
 };`,
   });
-  server = await startCli([], { cwd: project.dir });
+  server = await startCli([], { cwd: project.dir, env: { LOG_LEVEL: "info" } });
   home = freshHome();
 });
 after(async () => {
@@ -56,7 +60,7 @@ async function claude(prompt: string, extra: string[] = []) {
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, any>);
   const result = events.find((event) => event.type === "result");
-  assert.ok(result !== undefined, `no result event (exit ${run.code}):\n${run.stdout.slice(-1500)}\n${run.stderr.slice(-1500)}`);
+  assert.ok(result !== undefined, `no result event (exit ${run.code}):\n$run.stdout.slice(-1500)\n$run.stderr.slice(-1500)`);
   return { events, result, run };
 }
 
@@ -89,7 +93,7 @@ describe("Claude Code against chat-serve", { skip, timeout: 180_000 }, () => {
     const second = await claude("please run `echo two`", ["--allowedTools", "Bash", "--continue"]);
     assert.equal(second.result.is_error, false, JSON.stringify(second.result).slice(0, 800));
     assert.equal(second.result.result, "The command said: two");
-    assert.ok(second.result.num_turns <= 3, `turns: ${second.result.num_turns}`);
+    assert.ok(second.result.num_turns <= 3, `turns: $second.result.num_turns`);
   });
 
   test("an interrupt: the question is the answer's text, and the next prompt (--continue) answers it", async () => {
@@ -98,5 +102,29 @@ describe("Claude Code against chat-serve", { skip, timeout: 180_000 }, () => {
     assert.match(asked.result.result, /^May I go ahead with: [\s\S]*ship the release\? \(approve \/ reject\)\n\n`graph_interrupt:/u);
     const answered = await claude("approve", ["--model", "approval", "--continue"]);
     assert.match(answered.result.result, /^Approved: going ahead with [\s\S]*ship the release\.$/u);
+  });
+
+  test("a long answer streamed word by word arrives whole", async () => {
+    const words = Array.from({ length: 1_500 }, (_unused, index) => `word${index}`).join(" ");
+    const { result } = await claude(words, ["--model", "recaller"]);
+    assert.equal(result.is_error, false, JSON.stringify(result).slice(0, 800));
+    assert.equal(result.result, `You said: ${words}`);
+  });
+
+  test("a graph that reasons: Claude Code shows its thinking block, then the answer", async () => {
+    const { events, result } = await claude("why is the sky blue", ["--model", "think"]);
+    const blocks = events.flatMap((event) => (event.type === "assistant" ? (event.message.content as { type: string; thinking?: string }[]) : []));
+    const thinking = blocks.find((block) => block.type === "thinking");
+    assert.match(thinking?.thinking ?? "", /^The user asked something/u, JSON.stringify(blocks).slice(0, 800));
+    assert.match(result.result, /^I thought about/u);
+  });
+
+  test("token counting: Claude Code counts a large file with count_tokens before its Read goes on", async () => {
+    const before = (server.output().match(/POST \/v1\/messages\/count_tokens\?beta=true 200/gu) ?? []).length;
+    const { result } = await claude(`please read \`${project.dir}/notes.txt\``, ["--allowedTools", "Read"]);
+    assert.equal(result.is_error, false, JSON.stringify(result).slice(0, 800));
+    assert.match(result.result, /^The command said: [\s\S]*the last line of the notes/u);
+    const after = (server.output().match(/POST \/v1\/messages\/count_tokens\?beta=true 200/gu) ?? []).length;
+    assert.ok(after > before, "Claude Code called count_tokens");
   });
 });

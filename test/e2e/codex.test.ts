@@ -23,6 +23,7 @@ before(async () => {
   graphs: {
     coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" },
     approval: { graph: "${new URL("../../demo/graphs/approval.ts", import.meta.url).pathname}:graph", description: "Asks first", features: ["INTERRUPTS"] },
+    think: { graph: "${new URL("../../demo/graphs/think.ts", import.meta.url).pathname}:graph", description: "Thinks first", streamableNodeNames: ["think"] },
     recaller: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:recaller", description: "Says back, knows a summary" },
   },
 };`,
@@ -93,7 +94,12 @@ async function codex(home: string, prompt: string, resume = false, model = "code
   const messages = events.filter((event) => event.type === "item.completed" && event.item.type === "agent_message");
   const commands = events.filter((event) => event.type === "item.completed" && event.item.type === "command_execution");
   assert.equal(run.code, 0, run.stderr.slice(-1500));
-  return { answer: messages.at(-1)?.item.text as string | undefined, commands: commands.map((event) => event.item) };
+  const reasoning = events.filter((event) => event.type === "item.completed" && event.item.type === "reasoning");
+  return {
+    answer: messages.at(-1)?.item.text as string | undefined,
+    commands: commands.map((event) => event.item),
+    reasoning: reasoning.map((event) => event.item.text as string),
+  };
 }
 
 describe("Codex against chat-serve", { skip, timeout: 180_000 }, () => {
@@ -136,5 +142,18 @@ describe("Codex against chat-serve", { skip, timeout: 180_000 }, () => {
     assert.equal(first.answer, "You said: hello one");
     const second = await codex(home, "hello two", true, "recaller");
     assert.equal(second.answer, "You said: hello two (the earlier turns came as a summary)");
+  });
+
+  test("over HTTP: a long answer streamed word by word arrives whole", async () => {
+    const words = Array.from({ length: 1_500 }, (_unused, index) => `word${index}`).join(" ");
+    const { answer } = await codex(codexHome(false), words, false, "recaller");
+    assert.equal(answer, `You said: ${words}`);
+  });
+
+  test("over HTTP: a graph that reasons: Codex shows the reasoning (it asks for summaries), then the answer", async () => {
+    const { answer, reasoning } = await codex(codexHome(false), "why is the sky blue", false, "think");
+    assert.equal(reasoning.length, 1);
+    assert.match(reasoning[0]!, /^The user asked something/u);
+    assert.match(answer ?? "", /^I thought about "why is the sky blue"/u);
   });
 });

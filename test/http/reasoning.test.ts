@@ -195,6 +195,25 @@ describe("Responses", () => {
     assert.equal(summary.output_text, ANSWER);
   });
 
+  test("a client that asks for summaries (Codex: reasoning.summary) gets reasoning shown whole as its summary", async () => {
+    for (const stream of [false, true]) {
+      const body = { model: "think", input: "Ship it?", reasoning: { effort: "medium", summary: "auto" }, stream };
+      const response = await fetch(`${server.baseURL}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const done = stream
+        ? (JSON.parse((await response.text()).trim().split("\n").at(-1)!.slice("data: ".length)) as { response: OpenAI.Responses.Response })
+            .response
+        : ((await response.json()) as OpenAI.Responses.Response);
+      const item = done.output[0] as { type: string; summary: { type: string; text: string }[]; content?: unknown };
+      assert.equal(item.type, "reasoning");
+      assert.match(item.summary[0]?.text ?? "", /^The user asked something/u);
+      assert.equal(item.content, undefined, "shown once, as the summary");
+    }
+  });
+
   test("streamed summary: the SDK sees the reasoning item and its summary events in order", async () => {
     const stream = client.responses.stream({ model: "summary", input: "Plan?" });
     const types: string[] = [];

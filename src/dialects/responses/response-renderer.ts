@@ -30,6 +30,8 @@ export class ResponseRenderer {
   #answer: { item: MessageItem; index: number } | undefined;
   /** The reasoning item while its reasoning streams. */
   #reasoning: { item: ReasoningItem; index: number } | undefined;
+  /** The client asked for reasoning summaries (`reasoning.summary`): reasoning shown whole is given as one. */
+  readonly #summaries: boolean;
 
   constructor(
     id: string,
@@ -41,6 +43,8 @@ export class ResponseRenderer {
     options: { conversationId?: string; background?: boolean } = {},
   ) {
     const { conversationId } = options;
+    const asked = body.reasoning?.summary ?? body.reasoning?.generate_summary;
+    this.#summaries = asked !== undefined && asked !== null;
     this.response = {
       id,
       object: "response",
@@ -207,14 +211,17 @@ export class ResponseRenderer {
   #reason(reasoning: Reasoning): ResponseStreamEvent[] {
     const events: ResponseStreamEvent[] = [];
     if (this.#reasoning === undefined) {
+      // A client that asks for summaries (Codex) shows nothing else: reasoning the graph shows
+      // whole is its own summary then.
+      const asSummary = reasoning.form === "summary" || this.#summaries;
       const item: ReasoningItem = { type: "reasoning", id: itemId("rs"), status: "in_progress", summary: [] };
-      if (reasoning.form === "raw") item.content = [];
+      if (!asSummary) item.content = [];
       const index = this.response.output.length;
       this.response.output.push(item);
       this.#reasoning = { item, index };
       events.push(...this.#event("response.output_item.added", () => ({ output_index: index, item: copyData(item) })));
       const ids = { item_id: item.id, output_index: index };
-      if (reasoning.form === "summary") {
+      if (asSummary) {
         item.summary.push({ type: "summary_text", text: "" });
         events.push(
           ...this.#event("response.reasoning_summary_part.added", () => ({

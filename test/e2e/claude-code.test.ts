@@ -113,7 +113,9 @@ describe("Claude Code against chat-serve", { skip, timeout: 180_000 }, () => {
 
   test("a graph that reasons: Claude Code shows its thinking block, then the answer", async () => {
     const { events, result } = await claude("why is the sky blue", ["--model", "think"]);
-    const blocks = events.flatMap((event) => (event.type === "assistant" ? (event.message.content as { type: string; thinking?: string }[]) : []));
+    const blocks = events.flatMap((event) =>
+      event.type === "assistant" ? (event.message.content as { type: string; thinking?: string }[]) : [],
+    );
     const thinking = blocks.find((block) => block.type === "thinking");
     assert.match(thinking?.thinking ?? "", /^The user asked something/u, JSON.stringify(blocks).slice(0, 800));
     assert.match(result.result, /^I thought about/u);

@@ -117,3 +117,40 @@ describe("bad input answers", () => {
     assert.ok("error" in (JSON.parse(openai.body) as object) && !openai.body.includes('"type":"error"'));
   });
 });
+
+test("what would change the answer is refused in words: a hosted tool as tool_choice, an item type nobody reads", async () => {
+  const cases: [string, unknown, string, RegExp][] = [
+    [
+      "/v1/responses",
+      { model: "echo", input: "hi", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } },
+      "tool_choice",
+      /hosted tool 'web_search', which a graph cannot be made to call/u,
+    ],
+    [
+      "/v1/responses",
+      { model: "echo", input: [{ type: "mystery", content: "x" }] },
+      "input.0.type",
+      /does not read items of type 'mystery'/u,
+    ],
+    [
+      "/v1/messages",
+      {
+        model: "echo",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }],
+        tools: [{ type: "web_search_20250305", name: "web_search" }],
+        tool_choice: { type: "tool", name: "web_search" },
+      },
+      "tool_choice.name",
+      /'web_search' is a server tool \(web_search_20250305\)/u,
+    ],
+  ];
+  for (const [path, body, param, message] of cases) {
+    const response = await post(path, body);
+    const text = await response.text();
+    assert.equal(response.status, 400, text);
+    const error = (JSON.parse(text) as { error: { message: string; param?: string } }).error;
+    assert.match(error.message, message);
+    if (path === "/v1/responses") assert.equal(error.param, param);
+  }
+});

@@ -219,6 +219,13 @@ function parameters(request: CountTokensRequest & Partial<MessagesRequest>): Req
       present<ClientTool>({ name: tool.name, description: tool.description, parameters: tool.input_schema as Record<string, unknown> }),
     );
   const choice = request.tool_choice;
+  const serverTool = (request.tools ?? []).find((tool) => !isCustomTool(tool) && choice?.type === "tool" && tool.name === choice.name);
+  if (serverTool !== undefined) {
+    throw invalid(
+      `tool_choice.name: '${serverTool.name}' is a server tool (${String(serverTool.type)}), which a graph cannot be made to call: it runs its own tools. Leave tool_choice out, or name one of your tools.`,
+      "tool_choice.name",
+    );
+  }
   const effort = effortOf(request);
   const result = present<RequestParameters>({
     temperature: request.temperature,

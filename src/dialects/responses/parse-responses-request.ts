@@ -227,6 +227,38 @@ function conversationIdOf(value: unknown): string | undefined {
   throw new InvalidRequestError("conversation must be a conversation id, or an object with its id.", { param: "conversation" });
 }
 
+const ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning", "compaction", "compaction_trigger", "item_reference"];
+
+/**
+ * What would change the answer, refused in words a newcomer reads: a tool choice that names a
+ * hosted tool (a graph runs its own tools, so it cannot be made to call one), an input item of
+ * a type this server does not read.
+ */
+function refuseUnservable(raw: Record<string, unknown>): void {
+  const choice = raw.tool_choice as { type?: unknown } | null | undefined;
+  if (
+    typeof choice === "object" &&
+    choice !== null &&
+    typeof choice.type === "string" &&
+    !["function", "allowed_tools"].includes(choice.type)
+  ) {
+    throw new InvalidRequestError(
+      `tool_choice names the hosted tool '${choice.type.slice(0, 64)}', which a graph cannot be made to call: it runs its own tools. Leave tool_choice out, or name a function tool.`,
+      { param: "tool_choice", code: "invalid_value" },
+    );
+  }
+  if (!Array.isArray(raw.input)) return;
+  raw.input.forEach((item: unknown, index) => {
+    const type = (item as { type?: unknown } | null)?.type;
+    if (typeof type === "string" && !ITEM_TYPES.includes(type)) {
+      throw new InvalidRequestError(
+        `input.${index}: this server does not read items of type '${type.slice(0, 64)}'; it reads ${ITEM_TYPES.join(", ")}.`,
+        { param: `input.${index}.type`, code: "invalid_value" },
+      );
+    }
+  });
+}
+
 /**
  * Validates a Responses body. Fields that ask for what this server cannot do are refused with
  * a sentence saying so; the fields clients send by default (`store`, `include: []`,
@@ -236,6 +268,7 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new InvalidRequestError("The request body must be a JSON object.");
   }
+  refuseUnservable(raw as Record<string, unknown>);
   const result = parseBody(raw as Record<string, unknown>);
   if (!result.success) {
     if ("unknownField" in result) throw new UnknownParameterError(result.unknownField);

@@ -18,7 +18,7 @@ before(async () => {
   if (skip) return;
   project = tempProject({
     // A file of about 20,000 tokens: Claude Code counts a file that size before it reads it.
-    "notes.txt": `${"lorem ipsum dolor sit amet ".repeat(20)}\n`.repeat(160) + "the last line of the notes\n",
+    "notes.txt": `${`${"lorem ipsum dolor sit amet ".repeat(20)}\n`.repeat(160)}the last line of the notes\n`,
     "chat-serve.config.ts": `export default {
   server: { anthropic: true },
   graphs: {

@@ -1,46 +1,17 @@
 import type { WebhookTarget } from "../background/webhooks.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
-import type { LangGraphBindSettings } from "../surfaces/langgraph/langgraph-surface.js";
-import type { McpBindSettings } from "../surfaces/mcp/mcp-surface.js";
 import { didYouMean } from "../util/did-you-mean.js";
+import type { SwitchOptions } from "./surfaces.js";
 
-/** Where `ChatServe#bind()` mounts the service and which surfaces it serves. */
-export interface BindOptions {
+/**
+ * Where `ChatServe#bind()` mounts the service and which surfaces it serves: one option per
+ * surface with a switch (`docs`, `playground`, `mcp`, `a2a`, `aiSdk`, `agUi`, `anthropic`,
+ * `langgraph`: `true`, `false` or the surface's settings; each off unless given, `docs` on
+ * with `SVC_CHAT_API_DOCS_ENABLED`), as the list of surfaces declares them.
+ */
+export interface BindOptions extends SwitchOptions {
   /** URL prefix, default `SVC_CHAT_API_PREFIX` or `/v1`. */
   prefix?: string;
-  /** Serve `/docs`, `/redoc`, `/openapi.json`; default `SVC_CHAT_API_DOCS_ENABLED` or false. */
-  docs?: boolean;
-  /** Serve the playground page at `{prefix}/playground`; default false. */
-  playground?: boolean;
-  /**
-   * Serve every model as an MCP tool at `{prefix}/mcp` (Streamable HTTP); default false.
-   * `sessions: false` keeps no sessions (several processes behind one address; no
-   * elicitation); `loopbackOnly` refuses Host headers that are not localhost.
-   */
-  mcp?: boolean | McpBindSettings;
-  /**
-   * Serve every model as an A2A agent under `{prefix}/a2a` (its card, and its JSON-RPC
-   * endpoint); default false. Tasks are background responses: it needs background runs.
-   */
-  a2a?: boolean;
-  /**
-   * Serve every model to the AI SDK's `useChat` at `{prefix}/ai-sdk/{model}` (the UI message
-   * stream; docs/ai-sdk.md); default false.
-   */
-  aiSdk?: boolean;
-  /** Serve every model as an AG-UI 1.0 agent at `{prefix}/ag-ui/{model}` (docs/ag-ui.md); default false. */
-  agUi?: boolean;
-  /**
-   * Serve the Anthropic Messages API at `{prefix}/messages` (and `/messages/count_tokens`), for
-   * Claude Code and the Anthropic SDKs (docs/anthropic.md); default false.
-   */
-  anthropic?: boolean;
-  /**
-   * Serve the LangGraph Agent Protocol (assistants, threads, runs, store) at the server root,
-   * or under `prefix`, for `@langchain/langgraph-sdk`, `useStream` and `RemoteGraph`
-   * (docs/langgraph.md); default false.
-   */
-  langgraph?: boolean | LangGraphBindSettings;
   /**
    * The same models for chat UIs (Open WebUI and the like) under a second prefix, in the
    * `chat-ui` profile. `answerTasks` (default true) answers the UI's own title and tag

@@ -179,8 +179,6 @@ export class ChatServe {
       this.#tracing = tracing;
       this.app.addHook("onClose", () => tracing.shutdown());
     }
-    const docs = options.docs ?? env.docsEnabled ?? false;
-    const playground = options.playground ?? false;
     const metricsSettings = this.#options.metrics;
     const settings = this.#options.background ?? {};
     const shared = "shared" in settings ? settings.shared : undefined;
@@ -211,18 +209,13 @@ export class ChatServe {
       this.app.get("/health", async () => ({ status: "ok" }));
       registerReadiness(this.app, "/ready", readinessChecks, backendTimeoutMs, () => this.#draining);
     }
-    const surfaces = apiSurfaces({
-      docs,
-      playground,
-      ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
-      ...(options.a2a === undefined ? {} : { a2a: options.a2a }),
-      ...(options.aiSdk === undefined ? {} : { aiSdk: options.aiSdk }),
-      ...(options.agUi === undefined ? {} : { agUi: options.agUi }),
-      ...(options.anthropic === undefined ? {} : { anthropic: options.anthropic }),
+    const switchContext = {
       models: this.registry.getGraphNames(),
       background: !("unavailable" in settings),
       version: packageVersion,
-    });
+      env,
+    };
+    const surfaces = apiSurfaces(options, switchContext);
     this.#surfaces = surfaces;
     // On an app chat-serve created, its not-found handler answers the wrong methods of root mounts.
     const hostMethods = this.#ownsApp ? new MethodIndex() : undefined;
@@ -297,7 +290,7 @@ export class ChatServe {
       },
     };
     await this.app.register(chatServePlugin, pluginOptions);
-    this.#surfaces = [...surfaces, ...(await registerSideMounts(this.app, pluginOptions, options, packageVersion))];
+    this.#surfaces = [...surfaces, ...(await registerSideMounts(this.app, pluginOptions, options, switchContext))];
     return this.app;
   }
 

@@ -1,14 +1,11 @@
 import { createRequire } from "node:module";
 import { networkInterfaces } from "node:os";
 import chalk from "chalk";
-import type { LoadedConfig } from "../config/load-config.js";
-import type { readEnvSettings } from "../http/env.js";
 import type { Surface } from "../http/surface.js";
-import { mcpSettingsFromConfig } from "../surfaces/mcp/mcp-surface.js";
 import { type BackgroundSetup, describeBackground } from "./background-setup.js";
 
 /** Only this machine can reach a server listening here. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/u.test(host);
 }
 
@@ -19,6 +16,8 @@ export function banner(options: {
   host: string;
   /** The surfaces served: each adds its rows (playground, docs, MCP, A2A…). */
   surfaces: readonly Surface[];
+  /** Rows for the surfaces left off here that say why. */
+  offNotes: readonly [string, string][];
   metrics: string | undefined;
   chatUiPrefix: string | undefined;
   firstModel: string | undefined;
@@ -33,9 +32,7 @@ export function banner(options: {
   const base = `${options.address}${options.prefix}`;
   const rows: [string, string][] = [["version", `chat-serve ${version}`]];
   rows.push(...options.surfaces.flatMap((surface) => surface.bannerRows?.(base, options.address) ?? []));
-  if (!options.surfaces.some((surface) => surface.name === "playground") && !isLoopback(options.host)) {
-    rows.push(["playground", "off on a network address (server.playground: true turns it on)"]);
-  }
+  rows.push(...options.offNotes);
   if (options.chatUiPrefix !== undefined)
     rows.push(["chat UIs", `${options.address}${options.chatUiPrefix}  (the chat-ui profile, for Open WebUI and the like)`]);
   if (options.metrics !== undefined) rows.push(["metrics", options.metrics]);
@@ -65,41 +62,4 @@ export function banner(options: {
     );
   }
   return `${lines.join("\n")}\n`;
-}
-
-/** Which surfaces a process serves: docs, the playground, MCP and A2A. */
-export function surfaceSettings(
-  env: ReturnType<typeof readEnvSettings>,
-  server: LoadedConfig["config"]["server"],
-  host: string,
-  isWorker: boolean,
-) {
-  return {
-    docs: env.docsEnabled ?? server.docs,
-    // On by default where only this machine can reach it.
-    playground: server.playground ?? isLoopback(host),
-    mcp: mcpSettingsFromConfig(server.mcp, isLoopback(host), isWorker),
-    a2a: server.a2a ?? isLoopback(host),
-    aiSdk: server.aiSdk ?? true,
-    agUi: server.agUi ?? true,
-    anthropic: server.anthropic ?? true,
-    langgraph: langgraphSetting(server.langgraph, isWorker),
-  };
-}
-
-/**
- * The Agent Protocol `start` serves: on unless the config turns it off. Its threads and runs
- * are recorded in the process that serves them, so a worker of `--workers` (whose requests any
- * worker may take) serves none.
- */
-function langgraphSetting(
-  setting: boolean | { prefix?: string | undefined; websocket?: boolean | undefined } | undefined,
-  isWorker: boolean,
-): false | { prefix?: string; websocket?: boolean } {
-  if (setting === false || isWorker) return false;
-  if (typeof setting !== "object") return {};
-  return {
-    ...(setting.prefix === undefined ? {} : { prefix: setting.prefix }),
-    ...(setting.websocket === undefined ? {} : { websocket: setting.websocket }),
-  };
 }

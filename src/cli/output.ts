@@ -41,8 +41,8 @@ export function redactUrl(url: string): string {
  * with the way to more settings; undefined for a chat-serve config.
  */
 export function langGraphNote(loaded: LoadedConfig): string | undefined {
-  if (loaded.langgraph === undefined) return undefined;
-  const { project } = loaded.langgraph;
+  if (loaded.langgraphJson === undefined) return undefined;
+  const { project } = loaded.langgraphJson;
   const count = Object.keys(project.graphs).length;
   const parts = [`${count} graph${count === 1 ? "" : "s"}`];
   if (project.env !== undefined) {

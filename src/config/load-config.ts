@@ -38,7 +38,7 @@ export interface LoadedConfig {
   /** Loads the modules the config refers to, sharing the config's module cache. */
   modules: ModuleLoader;
   /** Set when the models come from a LangGraph project's `langgraph.json` (no chat-serve config). */
-  langgraph?: {
+  langgraphJson?: {
     project: LangGraphProject;
     /** The models whose description is a default: the compiled graph's own `description` replaces it. */
     defaultDescriptions: Set<string>;
@@ -128,7 +128,7 @@ function fromLangGraphJson(filepath: string, displayPath: string, modules: Modul
       displayPath,
       config: configSchema.parse({ graphs }, PARSE_ONCE),
       modules,
-      langgraph: { project, defaultDescriptions },
+      langgraphJson: { project, defaultDescriptions },
     };
   } catch (error) {
     if (error instanceof z.ZodError) throw new ConfigError(`${displayPath}: ${describeConfigIssue(error)}`, { cause: error });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, HTTPMethods } from "fastify";
 import type { ServeError } from "../errors/serve-error.js";
+import type { EnvSettings } from "./env.js";
 import type { ChatServePluginOptions } from "./plugin.js";
 
 declare module "fastify" {
@@ -10,7 +11,7 @@ declare module "fastify" {
 }
 
 /** What the shared server hands every surface it mounts: the registry, the policies, the run tracker. */
-export type SurfaceContext = Omit<ChatServePluginOptions, "surfaces" | "onInstance">;
+export type SurfaceContext = Omit<ChatServePluginOptions, "onInstance">;
 
 /** Where a surface is, for `GET /` on an app chat-serve created: `{url}` stands for its address. */
 export interface SurfacePointer {
@@ -24,6 +25,8 @@ export interface SurfacePointer {
   item: string;
   /** Listed before the API's own line (the playground, for a browser). */
   first?: boolean;
+  /** A page's link to it (the playground's navigation), when it has one: the link's text. */
+  nav?: string;
 }
 
 /**
@@ -68,4 +71,48 @@ export interface Surface {
    * Default: the OpenAI envelope.
    */
   errorBody?(error: ServeError): unknown;
+}
+
+/** Where a process serves from: what a surface's switch may depend on. */
+export interface SwitchPlace {
+  /** The server listens where only this machine can reach it (`127.0.0.1`, `localhost`, `::1`). */
+  loopback: boolean;
+  /** A worker of `--workers`, whose requests any worker may take: nothing of its own may outlive a request. */
+  isWorker: boolean;
+  /** The environment's settings (`SVC_CHAT_API_DOCS_ENABLED`…). */
+  env: EnvSettings;
+}
+
+/** What every switch's surfaces are given besides their own setting. */
+export interface SwitchContext {
+  /** The models served. */
+  models: readonly string[];
+  /** chat-serve's version, for discovery documents. */
+  version: string;
+  /** Background runs are served in this process. */
+  background: boolean;
+}
+
+/**
+ * A surface's own on/off setting, declared in its folder: its config key (`server.<key>`, the
+ * `bind()` option of the same name), what `chat-serve start` serves when the config gives a
+ * value or none, what `bind()` serves when given none, and the surfaces a setting mounts. The
+ * list of surfaces (app/surfaces.ts) and the config schema are the only shared places that
+ * name one; `start`, the banner and `bind()` go through the list.
+ */
+export interface SurfaceSwitch<Key extends string = string, Setting = unknown> {
+  readonly key: Key;
+  /** The setting `start` serves for the config's value (`undefined` when the config has none); `false` is off. */
+  fromConfig(value: unknown, place: SwitchPlace): Setting | false;
+  /** The setting `bind()` serves when given none; `false` is off. */
+  bindDefault(env: EnvSettings): Setting | false;
+  /** The surfaces a setting mounts (`true` from `bind({ key: true })`: the defaults). */
+  surfaces(setting: Setting | true, context: SwitchContext): Surface[];
+  /**
+   * A surface with its own error shape served on a prefix of its own (the Agent Protocol at
+   * the server root): that prefix, checked. Absent: it is mounted under the API's prefix.
+   */
+  ownPrefix?(setting: Setting | true): string;
+  /** The banner's row for it when `start` leaves it off here, if it says something. */
+  offNote?(place: SwitchPlace): string | undefined;
 }

@@ -176,7 +176,8 @@ export async function registryFromConfig(loaded: LoadedConfig, backends?: Backen
     }
     // A langgraph.json graph with no description there: the compiled graph's own, when it has one.
     const own = (input.graph as { description?: unknown } | undefined)?.description;
-    if (loaded.langgraph?.defaultDescriptions.has(modelId) && typeof own === "string" && own.trim() !== "") input.description = own.trim();
+    if (loaded.langgraphJson?.defaultDescriptions.has(modelId) && typeof own === "string" && own.trim() !== "")
+      input.description = own.trim();
     inputs[modelId] = input as unknown as GraphConfigInput;
   }
   for (const [name, preset] of Object.entries(loaded.config.presets ?? {})) {

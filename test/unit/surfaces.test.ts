@@ -1,13 +1,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { apiSurfaces } from "../../src/app/surfaces.js";
+import { apiSurfaces, switchSettings } from "../../src/app/surfaces.js";
 import { configSchema } from "../../src/config/define-config.js";
-import { mcpSettingsFromConfig as mcpSettings } from "../../src/surfaces/mcp/mcp-surface.js";
+import { readEnvSettings } from "../../src/http/env.js";
+
+const env = readEnvSettings({});
+/** What `start` serves for `server.mcp` on a loopback or network address, in a worker or not (undefined: off). */
+function mcpSettings(value: unknown, loopback: boolean, isWorker: boolean) {
+  const setting = switchSettings({ mcp: value }, { loopback, isWorker, env }).mcp;
+  return setting === false ? undefined : setting;
+}
 
 const BASE = "http://127.0.0.1:8000/v1";
 /** The banner rows of the agent surfaces a selection serves. */
 function agentRows(mcp: Parameters<typeof apiSurfaces>[0]["mcp"], a2a: boolean, background: boolean): [string, string][] {
-  return apiSurfaces({ docs: false, playground: false, mcp, a2a, models: ["echo"], background, version: "1" })
+  return apiSurfaces({ docs: false, playground: false, mcp, a2a }, { models: ["echo"], background, version: "1", env })
     .filter((surface) => surface.name === "mcp" || surface.name === "a2a")
     .flatMap((surface) => surface.bannerRows?.(BASE, "http://127.0.0.1:8000") ?? []);
 }

@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import path from "node:path";
 import chalk from "chalk";
 import { ChatServe } from "../../app/chat-serve.js";
-import { apiSurfaces } from "../../app/surfaces.js";
+import { apiSurfaces, offNotes, switchSettings } from "../../app/surfaces.js";
 import { storeConfigOf, webhookTargetsOf } from "../../config/define-config.js";
 import { findConfigFile, loadConfig } from "../../config/load-config.js";
 import { UserError } from "../../errors/catalogue.js";
@@ -15,7 +15,7 @@ import { StoreSweeper } from "../../server/store-sweeper.js";
 import { assertTracingInstalled } from "../../tracing/tracing-callback.js";
 import { parseDuration } from "../../util/duration.js";
 import { backgroundSetup } from "../background-setup.js";
-import { banner, surfaceSettings } from "../banner.js";
+import { banner, isLoopback } from "../banner.js";
 import { loggerOptions } from "../logger-options.js";
 import { modelRows, renderModelTable } from "../model-table.js";
 import { langGraphNote, redactUrl } from "../output.js";
@@ -106,7 +106,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     if (workers > 1 && keepsState.length > 0 && (!backends.durable || !backends.distributed)) {
       await backends.close();
       throw new UserError(
-        `--workers ${workers}: model '${keepsState[0]}' keeps state between requests (interrupts or threads), which the processes must share: set checkpointer to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.langgraph === undefined ? loaded.displayPath : "a chat-serve.config.ts ('chat-serve init --from langgraph.json' writes one)"}`,
+        `--workers ${workers}: model '${keepsState[0]}' keeps state between requests (interrupts or threads), which the processes must share: set checkpointer to { kind: "postgres" } and coordinator to redis or postgres in ${loaded.langgraphJson === undefined ? loaded.displayPath : "a chat-serve.config.ts ('chat-serve init --from langgraph.json' writes one)"}`,
       );
     }
     const { checkpointer, coordinator } = loaded.config;
@@ -147,12 +147,13 @@ export async function startCommand(options: StartOptions): Promise<void> {
       const setup = await backgroundSetup(loaded, backends, { warn: () => {} });
       if (setup.kind === "shared") await setup.shared.queue.close();
       await backends.close();
-      const selection = surfaceSettings(env, server, host, true);
-      const surfaces = apiSurfaces({
-        ...selection,
+      const place = { loopback: isLoopback(host), isWorker: true, env };
+      const selection = switchSettings(server, place);
+      const surfaces = apiSurfaces(selection, {
         models: registry.getGraphNames(),
         background: setup.kind !== "unavailable",
         version: "",
+        env,
       });
       const describe = (address: string) =>
         banner({
@@ -160,6 +161,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
           prefix,
           host,
           surfaces,
+          offNotes: offNotes(selection, place),
           metrics: metricsSettings === undefined ? undefined : `${address}${metricsSettings.path}`,
           chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
           firstModel: registry.getGraphNames()[0],
@@ -216,8 +218,9 @@ export async function startCommand(options: StartOptions): Promise<void> {
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   warn = (object, message) => serve.app.log.warn(object, message);
-  const { docs, playground, mcp, a2a, aiSdk, agUi, anthropic, langgraph } = surfaceSettings(env, server, host, cluster.isWorker);
-  const app = await serve.bind({ prefix, docs, playground, mcp, a2a, aiSdk, agUi, anthropic, langgraph, profiles: loaded.config.profiles });
+  const place = { loopback: isLoopback(host), isWorker: cluster.isWorker, env };
+  const selection = switchSettings(server, place);
+  const app = await serve.bind({ prefix, ...selection, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
   // With the memory checkpointer, paused runs are bounded by age as well as by count: by the
   // store's retention, unless pendingRuns says otherwise.
@@ -295,6 +298,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         prefix,
         host,
         surfaces: serve.surfaces,
+        offNotes: offNotes(selection, place),
         metrics: metricsUrl,
         chatUiPrefix: loaded.config.profiles?.["chat-ui"]?.prefix,
         firstModel: registry.getGraphNames()[0],

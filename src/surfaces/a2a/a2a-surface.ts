@@ -1,11 +1,11 @@
-import type { Surface } from "../../http/surface.js";
+import type { Surface, SurfaceSwitch } from "../../http/surface.js";
 
 /**
  * Every model as an A2A agent under `/a2a`: the list of cards, each agent's card and its
  * JSON-RPC endpoint. Tasks are background responses: without background runs (`available`
  * false) nothing is mounted, and the banner says why.
  */
-export function a2aSurface(options: { version: string; available: boolean }): Surface {
+function a2aSurface(options: { version: string; available: boolean }): Surface {
   if (!options.available) {
     return {
       name: "a2a",
@@ -40,3 +40,11 @@ export function a2aSurface(options: { version: string; available: boolean }): Su
     bannerRows: (base) => [["a2a", `${base}/a2a  (agent cards; A2A 1.0 and 0.3 over JSON-RPC)`]],
   };
 }
+
+/** `server.a2a` / `bind({ a2a })`: on for `start` where only this machine can reach the server; its tasks need background runs. */
+export const a2aSwitch: SurfaceSwitch<"a2a", true> = {
+  key: "a2a",
+  fromConfig: (value, { loopback }) => (value === undefined ? loopback : value === true),
+  bindDefault: () => false,
+  surfaces: (_setting, { version, background }) => [a2aSurface({ version, available: background })],
+};

@@ -1,5 +1,5 @@
 import { registerLazyPost } from "../../http/lazy-routes.js";
-import type { Surface } from "../../http/surface.js";
+import type { Surface, SurfaceSwitch } from "../../http/surface.js";
 
 /**
  * AG-UI 1.0 at `/ag-ui/{model}`: `@ag-ui/client`'s `HttpAgent` and CopilotKit run a graph with
@@ -7,7 +7,7 @@ import type { Surface } from "../../http/surface.js";
  * `interrupt` outcome, answered by the next run's `resume`. The dialect and `@ag-ui/core`'s
  * schemas load with the first request, or once the server has answered its first (`Surface.warm`).
  */
-export function agUiSurface(): Surface {
+function agUiSurface(): Surface {
   return {
     name: "ag-ui",
     register: (app, context) =>
@@ -29,3 +29,11 @@ export function agUiSurface(): Surface {
     },
   };
 }
+
+/** `server.agUi` / `bind({ agUi })`: AG-UI 1.0; on for `start` unless the config turns it off, off for `bind()` unless asked. */
+export const agUiSwitch: SurfaceSwitch<"agUi", true> = {
+  key: "agUi",
+  fromConfig: (value) => value !== false,
+  bindDefault: () => false,
+  surfaces: () => [agUiSurface()],
+};

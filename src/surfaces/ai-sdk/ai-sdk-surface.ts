@@ -1,5 +1,5 @@
 import { registerLazyPost } from "../../http/lazy-routes.js";
-import type { Surface } from "../../http/surface.js";
+import type { Surface, SurfaceSwitch } from "../../http/surface.js";
 
 /**
  * The AI SDK's UI message stream at `/ai-sdk/{model}`: `useChat` with
@@ -8,7 +8,7 @@ import type { Surface } from "../../http/surface.js";
  * tool part the page answers with `addToolOutput`. The dialect (its schemas) loads with the
  * first request, or once the server has answered its first (`Surface.warm`).
  */
-export function aiSdkSurface(): Surface {
+function aiSdkSurface(): Surface {
   return {
     name: "ai-sdk",
     register: (app, context) =>
@@ -30,3 +30,11 @@ export function aiSdkSurface(): Surface {
     },
   };
 }
+
+/** `server.aiSdk` / `bind({ aiSdk })`: the AI SDK's `useChat` stream; on for `start` unless the config turns it off, off for `bind()` unless asked. */
+export const aiSdkSwitch: SurfaceSwitch<"aiSdk", true> = {
+  key: "aiSdk",
+  fromConfig: (value) => value !== false,
+  bindDefault: () => false,
+  surfaces: () => [aiSdkSurface()],
+};

@@ -1,6 +1,6 @@
 import { anthropicErrorBody } from "../../dialects/anthropic/anthropic-error.js";
 import { RouteTable, registerLazyRoutes } from "../../http/lazy-routes.js";
-import type { Surface } from "../../http/surface.js";
+import type { Surface, SurfaceSwitch } from "../../http/surface.js";
 
 const METHODS = { "/messages": ["POST"], "/messages/count_tokens": ["POST"] } as const;
 
@@ -10,7 +10,7 @@ const METHODS = { "/messages": ["POST"], "/messages/count_tokens": ["POST"] } as
  * (docs/anthropic.md). Its errors are Anthropic's shape: in the API's mount, it answers them
  * from a scope of its own (the shared server gives one to a surface with its own shape).
  */
-export function anthropicSurface(): Surface {
+function anthropicSurface(): Surface {
   return {
     name: "anthropic",
     register: (app, context) => {
@@ -53,3 +53,11 @@ export function anthropicSurface(): Surface {
     ],
   };
 }
+
+/** `server.anthropic` / `bind({ anthropic })`: the Anthropic Messages API; on for `start` unless the config turns it off, off for `bind()` unless asked. */
+export const anthropicSwitch: SurfaceSwitch<"anthropic", true> = {
+  key: "anthropic",
+  fromConfig: (value) => value !== false,
+  bindDefault: () => false,
+  surfaces: () => [anthropicSurface()],
+};

@@ -1,6 +1,7 @@
 import type { HTTPMethods } from "fastify";
+import { normalizePrefix } from "../../http/env.js";
 import { registerLazyRoutes } from "../../http/lazy-routes.js";
-import type { Surface } from "../../http/surface.js";
+import type { Surface, SurfaceSwitch } from "../../http/surface.js";
 import { acceptUpgrades, isUpgrade, openWebSocket } from "../../http/websocket-upgrade.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { AgentRuns } from "../../runs/agent/agent-runs.js";
@@ -72,7 +73,7 @@ const LAZY: Record<string, readonly HTTPMethods[]> = { ...METHODS, [SOCKET]: ["P
  * unchanged. Mounted on its own (at the server root by default), with errors in the
  * protocol's `{"detail": …}` shape.
  */
-export function langgraphSurface(settings: LangGraphBindSettings & { version: string }): Surface {
+function langgraphSurface(settings: LangGraphBindSettings & { version: string }): Surface {
   const prefix = settings.prefix ?? "";
   return {
     name: "langgraph",
@@ -139,3 +140,27 @@ export function langgraphSurface(settings: LangGraphBindSettings & { version: st
     ],
   };
 }
+
+/** Where the protocol is served: `prefix`, checked, or the server root. */
+function ownPrefix(setting: LangGraphBindSettings | true): string {
+  const prefix = setting === true ? undefined : setting.prefix;
+  return prefix === undefined || prefix === "" ? "" : normalizePrefix(prefix, "server.langgraph.prefix");
+}
+
+/**
+ * `server.langgraph` / `bind({ langgraph })`: on for `start` unless the config turns it off,
+ * off for `bind()` unless asked. Its threads and runs are recorded in the process that serves
+ * them, so a worker of `--workers` (whose requests any worker may take) serves none.
+ */
+export const langgraphSwitch: SurfaceSwitch<"langgraph", LangGraphBindSettings> = {
+  key: "langgraph",
+  fromConfig: (value, { isWorker }) => {
+    if (value === false || isWorker) return false;
+    if (typeof value !== "object" || value === null) return {};
+    const { prefix, websocket } = value as { prefix?: string; websocket?: boolean };
+    return { ...(prefix === undefined ? {} : { prefix }), ...(websocket === undefined ? {} : { websocket }) };
+  },
+  bindDefault: () => false,
+  ownPrefix,
+  surfaces: (setting, { version }) => [langgraphSurface({ ...(setting === true ? {} : setting), prefix: ownPrefix(setting), version })],
+};

@@ -1,5 +1,5 @@
 import { mcpToolNames } from "../../dialects/mcp/tool-names.js";
-import type { Surface } from "../../http/surface.js";
+import type { Surface, SurfaceSwitch } from "../../http/surface.js";
 import type { McpHandler, McpSettings } from "./mcp-route.js";
 
 /** The MCP endpoint's settings as a bind gives them (see `BindOptions.mcp`). */
@@ -10,20 +10,20 @@ export type McpBindSettings = Partial<McpSettings>;
  * this machine can reach the server. Sessions stay in the process that opened them, so a
  * worker of `--workers` (whose requests any worker may take) keeps none.
  */
-export function mcpSettingsFromConfig(
+function mcpSettingsFromConfig(
   setting: boolean | { sessions?: boolean; maxSessions?: number; maxSessionsPerTenant?: number } | undefined,
   loopback: boolean,
   isWorker: boolean,
-): McpBindSettings | undefined {
+): McpBindSettings | false {
   const on = setting === undefined ? loopback : setting !== false;
-  if (!on) return undefined;
+  if (!on) return false;
   const sessions = isWorker ? false : typeof setting === "object" ? (setting.sessions ?? true) : true;
   const caps = typeof setting === "object" ? { maxSessions: setting.maxSessions, maxSessionsPerTenant: setting.maxSessionsPerTenant } : {};
   return { sessions, loopbackOnly: loopback, ...Object.fromEntries(Object.entries(caps).filter(([, value]) => value !== undefined)) };
 }
 
 /** Every model as an MCP tool at `/mcp` (Streamable HTTP), each with its tool name (docs/mcp.md). */
-export function mcpSurface(setting: true | McpBindSettings, models: readonly string[]): Surface {
+function mcpSurface(setting: true | McpBindSettings, models: readonly string[]): Surface {
   const settings: McpSettings = { sessions: true, loopbackOnly: false, ...(setting === true ? {} : setting) };
   const tools = mcpToolNames(models);
   // The route's module (its sessions, its tool definitions) loads with the first request, or
@@ -81,3 +81,12 @@ export function mcpSurface(setting: true | McpBindSettings, models: readonly str
     ],
   };
 }
+
+/** `server.mcp` / `bind({ mcp })`: see `mcpSettingsFromConfig`; off for `bind()` unless asked. */
+export const mcpSwitch: SurfaceSwitch<"mcp", McpBindSettings> = {
+  key: "mcp",
+  fromConfig: (value, { loopback, isWorker }) =>
+    mcpSettingsFromConfig(value as Parameters<typeof mcpSettingsFromConfig>[0], loopback, isWorker),
+  bindDefault: () => false,
+  surfaces: (setting, { models }) => [mcpSurface(setting, models)],
+};

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { mountOf } from "../../http/self-url.js";
+import type { SurfacePointer } from "../../http/surface.js";
 import { assertVisible } from "../../http/visibility.js";
 import { graphMermaid } from "../../registry/graph-diagram.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
@@ -43,11 +44,11 @@ function mermaidBundle(): string | undefined {
 
 export async function registerPlayground(
   app: FastifyInstance,
-  options: { prefix: string; docs: boolean; registry: GraphRegistry },
+  options: { prefix: string; links: readonly SurfacePointer[]; registry: GraphRegistry },
 ): Promise<void> {
   const template = (await readFile(`${PLAYGROUND_DIR}index.html`, "utf8")).replaceAll(
-    "{{docs-link}}",
-    options.docs ? `<a href="{{prefix}}/docs">API docs</a>` : "",
+    "{{links}}",
+    options.links.map((link) => `<a href="{{prefix}}${escapeHtml(link.path)}">${escapeHtml(link.nav ?? "")}</a>`).join(""),
   );
   // Its links and API calls go through the host's mount path too (`app.use("/ai", …)`).
   const sendPage = async (request: FastifyRequest, reply: FastifyReply) =>

@@ -1,14 +1,14 @@
-import type { Surface } from "../../http/surface.js";
+import type { Surface, SurfaceSwitch } from "../../http/surface.js";
 
-/** The playground page at `/playground`, with a link to the API docs when they are served too. */
-export function playgroundSurface(options: { docs: boolean }): Surface {
+/** The playground page at `/playground`, with links to the pages of the mount's other surfaces (the API docs). */
+function playgroundSurface(): Surface {
   return {
     name: "playground",
     // The page and its assets load when the playground is on.
     register: async (app, context) =>
       (await import("./playground-routes.js")).registerPlayground(app, {
         prefix: context.prefix,
-        docs: options.docs,
+        links: context.surfaces.flatMap((surface) => (surface.pointers ?? []).filter((pointer) => pointer.nav !== undefined)),
         registry: context.registry,
       }),
     publicPaths: ["/playground", "/playground/", "/playground/assets/*", "/playground/mermaid.min.js"],
@@ -24,3 +24,12 @@ export function playgroundSurface(options: { docs: boolean }): Surface {
     bannerRows: (base) => [["playground", `${base}/playground`]],
   };
 }
+
+/** `server.playground` / `bind({ playground })`: on for `start` where only this machine can reach the server. */
+export const playgroundSwitch: SurfaceSwitch<"playground", true> = {
+  key: "playground",
+  fromConfig: (value, { loopback }) => (value === undefined ? loopback : value === true),
+  bindDefault: () => false,
+  surfaces: () => [playgroundSurface()],
+  offNote: ({ loopback }) => (loopback ? undefined : "off on a network address (server.playground: true turns it on)"),
+};

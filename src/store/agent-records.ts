@@ -41,6 +41,11 @@ export interface AgentRunRecord {
   /** A stateless run's thread, deleted when the run ends (`on_completion: "delete"`). */
   temporary: boolean;
   cancel_reason?: string | null;
+  /**
+   * The thread's checkpoint when a run of the shared queue began (null: none yet): a worker that
+   * takes the run over goes on from a later one, which the run wrote. Not shown to clients.
+   */
+  checkpoint_before?: string | null;
 }
 
 /**

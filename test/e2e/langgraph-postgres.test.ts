@@ -88,16 +88,22 @@ describe("the Agent Protocol on two processes over Postgres and Redis", { skip, 
     const busy = await a.threads.create();
     const running = await a.runs.create(busy.thread_id, "slow", { input: user("wait") });
     await assert.rejects(b.runs.create(busy.thread_id, "slow", { input: user("me too") }), /409/u);
-    // A run streaming to a client of one process is cancelled there only.
+    // A run streaming to a client of one process is a run of the shared queue: joined from the other.
     const streaming = await a.threads.create();
     const events = a.runs.stream(streaming.thread_id, "slow", { input: user("stream") });
     const first = await events[Symbol.asyncIterator]().next();
     assert.equal((first.value as { event: string }).event, "metadata");
     const streamingRun = (first.value as { data: { run_id: string } }).data.run_id;
-    await assert.rejects(b.runs.cancel(streaming.thread_id, streamingRun), /409/u);
     // A join on the other process waits for the run to end.
     assert.equal(lastText(await b.runs.join(busy.thread_id, running.run_id)), "done");
     assert.equal(lastText(await b.runs.join(streaming.thread_id, streamingRun)), "done");
+    // …and cancelled from it: the stream on the first process ends with the run.
+    const stopped = await a.threads.create();
+    const stopping = a.runs.stream(stopped.thread_id, "slow", { input: user("stop") })[Symbol.asyncIterator]();
+    const started = (await stopping.next()).value as { data: { run_id: string } };
+    await b.runs.cancel(stopped.thread_id, started.data.run_id, true);
+    while (!(await stopping.next()).done);
+    assert.equal((await a.runs.get(stopped.thread_id, started.data.run_id)).status, "interrupted");
 
     await servers[0]!.stop();
     const restarted = new Client({ apiUrl: new URL((await start()).baseURL).origin });
@@ -164,5 +170,78 @@ describe("the Agent Protocol's background runs on the shared queue", { skip, tim
     assert.equal(lastText(await c.runs.join(thread.thread_id, orphan.run_id)), "done");
     assert.equal((await c.runs.get(thread.thread_id, orphan.run_id)).status, "success");
     assert.equal((await c.threads.get(thread.thread_id)).status, "idle");
+  });
+});
+
+describe("the Agent Protocol's streamed runs on the shared queue", { skip, timeout: 120_000 }, () => {
+  test("the replica running a streamed run is killed: another finishes it from its last step, the client reconnects through a third", async () => {
+    const schema = uniqueSchema();
+    const counter = `${uniquePrefix()}steps`;
+    const project = tempProject({
+      "chat-serve.config.ts": `export default {
+  checkpointer: { kind: "postgres", url: ${JSON.stringify(POSTGRES_URL)}, schema: ${JSON.stringify(schema)} },
+  coordinator: { kind: "redis", url: ${JSON.stringify(REDIS_URL)}, keyPrefix: ${JSON.stringify(uniquePrefix())}, leaseTtlMs: 1500 },
+  background: { keyPrefix: ${JSON.stringify(`cs-bg-${schema}`)}, takeoverAfter: "2s" },
+  graphs: { steps: { graph: "./steps.ts:steps", description: "three steps" } },
+};`,
+      // Three steps; each counts its runs and says which process ran it, in Redis.
+      "steps.ts": `
+import { AIMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Redis } from "ioredis";
+import { setTimeout as sleep } from "node:timers/promises";
+const redis = new Redis(${JSON.stringify(REDIS_URL)});
+const step = (name) => async (_state, config) => {
+  await redis.set(${JSON.stringify(counter)} + ":pid", String(process.pid));
+  await sleep(900, undefined, { signal: config.signal });
+  await redis.incr(${JSON.stringify(counter)} + ":" + name);
+  return { messages: [new AIMessage(name + " done")] };
+};
+export const steps = new StateGraph(MessagesAnnotation)
+  .addNode("one", step("one")).addNode("two", step("two")).addNode("three", step("three"))
+  .addEdge(START, "one").addEdge("one", "two").addEdge("two", "three").addEdge("three", END).compile();
+`,
+    });
+    cleanups.push(project.cleanup, () => dropSchema(schema));
+    const { Redis } = await import("ioredis");
+    const redis = new Redis(REDIS_URL);
+    cleanups.push(() => void redis.disconnect());
+    const servers: RunningServer[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const server = await startCli([], { cwd: project.dir });
+      cleanups.push(() => void server.stop("SIGKILL"));
+      servers.push(server);
+    }
+    const clients = servers.map((server) => new Client({ apiUrl: new URL(server.baseURL).origin }));
+    const thread = await clients[0]!.threads.create();
+    const seen: { id?: string; event: string; data: unknown }[] = [];
+    const stream = clients[0]!.runs.stream(thread.thread_id, "steps", {
+      input: user("go"),
+      streamMode: ["updates"],
+      streamResumable: true,
+    });
+    let runId = "";
+    const iterator = stream[Symbol.asyncIterator]();
+    for (;;) {
+      const part = (await iterator.next()).value as { id?: string; event: string; data: { run_id?: string; one?: unknown } };
+      seen.push(part);
+      if (part.event === "metadata") runId = String(part.data.run_id);
+      if (part.event === "updates" && part.data.one !== undefined) break;
+    }
+    // Step one is done: kill the process running the run (and the one streaming it, if another).
+    const pid = Number(await redis.get(`${counter}:pid`));
+    const victims = servers.filter((server) => server.child.pid === pid || server === servers[0]);
+    await Promise.all(victims.map((server) => server.stop("SIGKILL")));
+    const survivor = clients[servers.findIndex((server) => !victims.includes(server))]!;
+    // The client reconnects through a replica still up, from the last event it saw.
+    const lastId = seen.at(-1)?.id;
+    assert.ok(lastId !== undefined, "resumable streams carry event ids");
+    for await (const part of survivor.runs.joinStream(thread.thread_id, runId, { lastEventId: lastId })) seen.push(part);
+    const updates = seen.filter((part) => part.event === "updates").map((part) => Object.keys(part.data as object)[0]);
+    assert.deepEqual(updates, ["one", "two", "three"]);
+    assert.equal((await survivor.runs.get(thread.thread_id, runId)).status, "success");
+    // No completed step ran twice (the step running at the kill may have).
+    assert.equal(await redis.get(`${counter}:one`), "1");
+    assert.equal(await redis.get(`${counter}:three`), "1");
   });
 });

@@ -92,9 +92,14 @@ export async function driveGraph(
   runId: string,
   events: RunEvents,
   backend: Backend,
+  /** A run taken over from a worker that died: it goes on from its last checkpoint, its input already read. */
+  goesOn = false,
 ): Promise<{ result: unknown; interrupted: boolean }> {
-  const input =
-    request.command === undefined ? (request.input ?? null) : new Command(request.command as ConstructorParameters<typeof Command>[0]);
+  const input = goesOn
+    ? null
+    : request.command === undefined
+      ? (request.input ?? null)
+      : new Command(request.command as ConstructorParameters<typeof Command>[0]);
   if (request.protocol !== undefined) {
     // Protocol v2: LangGraph's own protocol events, every mode, subgraphs included.
     const stream = await graph.streamEvents(input, { ...config, version: "v3" });
@@ -160,4 +165,49 @@ export async function settleRun(
     );
   }
   return ended;
+}
+
+/** The id of a thread's latest checkpoint, or null when it has none. */
+async function latestCheckpoint(graph: AgentGraph, checkpointThread: string, backend: Backend): Promise<string | null> {
+  const state = (await backend("the checkpointer", () => graph.getState({ configurable: { thread_id: checkpointThread } }))) as {
+    config?: { configurable?: { checkpoint_id?: string } };
+  };
+  return state.config?.configurable?.checkpoint_id ?? null;
+}
+
+/**
+ * Whether a run taken over goes on from its thread's last checkpoint: the run had written one
+ * (the thread's latest is not the one it began from) and it has steps left, none of them a
+ * pending interrupt. Otherwise it starts again with its input.
+ */
+async function goesOnFromCheckpoint(
+  graph: AgentGraph,
+  checkpointThread: string,
+  before: string | null | undefined,
+  backend: Backend,
+): Promise<boolean> {
+  if (before === undefined) return false;
+  const state = await backend("the checkpointer", () => graph.getState({ configurable: { thread_id: checkpointThread } }));
+  const latest = state.config?.configurable?.checkpoint_id ?? null;
+  return latest !== before && (state.next?.length ?? 0) > 0 && Object.values(interruptsOf(state)).flat().length === 0;
+}
+
+/**
+ * Where a run of the shared queue begins. Its first attempt records the thread's checkpoint in
+ * the run's record (for a worker that may take it over) and starts with its input; a takeover
+ * goes on from the run's last checkpoint when it wrote one (`goesOnFromCheckpoint`): true.
+ */
+export async function takeoverPoint(
+  graph: AgentGraph,
+  checkpointThread: string,
+  record: AgentRunRecord,
+  attempt: number | undefined,
+  backend: Backend,
+): Promise<boolean> {
+  if (attempt === undefined) return false;
+  if (attempt === 1) {
+    record.checkpoint_before = await latestCheckpoint(graph, checkpointThread, backend);
+    return false;
+  }
+  return goesOnFromCheckpoint(graph, checkpointThread, record.checkpoint_before, backend);
 }

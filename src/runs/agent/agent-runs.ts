@@ -2,18 +2,16 @@ import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { RunLease } from "../../coordination/run-coordinator.js";
 import { AgentConflictError, AgentNotFoundError, ServerShuttingDownError } from "../../errors/catalogue.js";
 import { toServeError } from "../../errors/to-serve-error.js";
-import type { GraphRegistry } from "../../registry/graph-registry.js";
-import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
+import type { AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { anySignal } from "../../util/any-signal.js";
 import { withDeadline } from "../../util/deadline.js";
-import type { Usage } from "../../wire/response.js";
 import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../jobs.js";
-import type { RunTracker } from "../run-tracker.js";
 import { UsageCollector } from "../usage.js";
 import { agentContext } from "./agent-context.js";
 import type { AgentGraph } from "./agent-graph.js";
 import { type AgentRunRequest, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
-import { type Backend, driveGraph, type JobRun, type LiveRun, prepareRun, settleRun } from "./agent-run-start.js";
+import { type Backend, driveGraph, type JobRun, type LiveRun, prepareRun, settleRun, takeoverPoint } from "./agent-run-start.js";
+import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { modelOfAssistant } from "./assistants.js";
 import { RunEvents } from "./run-events.js";
 import {
@@ -23,27 +21,10 @@ import {
   enqueueRun,
   jobEvents,
   leaseWhenFree,
-  type SharedAgentRuns,
+  RUN_RESULT,
   sharedFollower,
+  sharedResult,
 } from "./shared-agent-runs.js";
-
-export interface AgentRunsOptions {
-  registry: GraphRegistry;
-  records: AgentRecords;
-  /** The server's runs in flight, so that a drain waits for these too. */
-  tracker: RunTracker;
-  backendTimeoutMs: number;
-  log?: { warn(object: Record<string, unknown>, message: string): void; error(object: Record<string, unknown>, message: string): void };
-  tracing?: { handler(): Promise<BaseCallbackHandler> };
-  /** Told of the usage the models of each run reported, when it ends (the token metrics). */
-  onUsage?: (model: string, usage: Usage | undefined) => void;
-  /** How long a finished run's events stay for a join (default 10 minutes)… */
-  retainEventsMs?: number;
-  /** …and how many finished runs keep theirs at most (default 1,000, the oldest going first). */
-  retainEventsOf?: number;
-  /** The deployment's shared queue: background runs go on it, joins and cancels reach any process. */
-  shared?: SharedAgentRuns;
-}
 
 const now = () => new Date().toISOString();
 
@@ -219,6 +200,7 @@ export class AgentRuns {
         lease = await this.#call("the run coordinator", () => coordinator.tryAcquire(`agent-thread:${key}`));
       }
       if (lease === null) throw new AgentConflictError("This thread is running a run on another server process.");
+      const goesOn = await takeoverPoint(graph, checkpointThread, live.record, job?.attempt, this.#call);
       await this.#setRun(live, "running");
       // A queued run's first metadata was logged when it was queued; a takeover says its attempt.
       if (job === undefined || job.attempt > 1) events.push("metadata", { run_id: record.run_id, attempt: job?.attempt ?? 1 });
@@ -236,7 +218,7 @@ export class AgentRuns {
         callbacks,
         signal: signal.signal,
       });
-      const ended = await driveGraph(graph, request, config, record.run_id, events, this.#call);
+      const ended = await driveGraph(graph, request, config, record.run_id, events, this.#call, goesOn);
       live.result = ended.result;
       if (ended.interrupted) threadStatus = "interrupted";
     } catch (error) {
@@ -260,6 +242,8 @@ export class AgentRuns {
           this.#options.log?.error({ err: error, runId: record.run_id, threadId: record.thread_id }, "an Agent Protocol run failed");
       }
     } finally {
+      // A queued run's result goes in its log, for a `runs/wait` on any process.
+      if (job !== undefined && outcome === "done") events.push(RUN_RESULT, live.result ?? null);
       events.finish();
       signal?.dispose();
       job?.signal.removeEventListener("abort", jobAborted);
@@ -363,6 +347,16 @@ export class AgentRuns {
   async join(live: LiveRun): Promise<unknown> {
     await live.done;
     return live.result;
+  }
+
+  /** Runs go on the deployment's shared queue (Redis and Postgres), so that any process serves them. */
+  get shared(): boolean {
+    return this.#options.shared !== undefined;
+  }
+
+  /** What a run of the shared queue ended with (`sharedResult`); undefined when `signal` fired first. */
+  resultOf(run: AgentRunRecord, signal: AbortSignal): Promise<unknown> {
+    return sharedResult(this.#options.shared!, this.#call, this.#options.records, run, signal);
   }
 
   /** A run of the shared queue as any process follows it (`sharedFollower`). */

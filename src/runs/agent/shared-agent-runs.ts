@@ -158,6 +158,12 @@ export async function jobEvents(
 }
 
 /**
+ * The last entry a worker logs for a run it ends: what `runs/wait` answers (the thread's values
+ * as the run left them, or `{ __error__ }`). Not an event of the protocol: streams skip it.
+ */
+export const RUN_RESULT = "chat-serve/result";
+
+/**
  * The events of a run of the shared queue, from any process: those after `after`, then each
  * new one until it ends or `signal` fires. A run not started yet (queued, or waiting for its
  * thread) has no log: it is waited for while `active()` says the run has not ended.
@@ -252,6 +258,32 @@ export async function sharedFollower(
   };
   return {
     after: after ?? last,
-    follow: (from, signal) => followShared(shared, backend, run.run_id, from, signal ?? new AbortController().signal, active),
+    follow: async function* (from, signal) {
+      for await (const event of followShared(shared, backend, run.run_id, from, signal ?? new AbortController().signal, active)) {
+        if (event.event !== RUN_RESULT) yield event;
+      }
+    },
   };
+}
+
+/**
+ * What a run of the shared queue ended with, from any process, once it has ended (or `signal`
+ * fired: undefined): the result its worker logged, `null` for a run that logged none (cancelled).
+ */
+export async function sharedResult(
+  shared: SharedAgentRuns,
+  backend: Backend,
+  records: AgentRecords,
+  run: AgentRunRecord,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const active = async () => {
+    const record = await backend("the thread records", () => records.getRun(run.scope, run.run_id));
+    return record?.status === "pending" || record?.status === "running";
+  };
+  let result: unknown = null;
+  for await (const event of followShared(shared, backend, run.run_id, -1, signal, active)) {
+    if (event.event === RUN_RESULT) result = JSON.parse(event.json);
+  }
+  return signal.aborted ? undefined : result;
 }

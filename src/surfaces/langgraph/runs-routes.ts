@@ -38,6 +38,14 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     (threadId: string | undefined) => (scope: string, parsed: ReturnType<typeof parseRunCreate>, admission?: () => Promise<void>) =>
       runs.start(scope, threadId, parsed.request, admission);
 
+  /** Queues a run on the shared queue; its concurrency slot is the request's, given back when the client is answered. */
+  const queueHere =
+    (threadId: string | undefined) =>
+    async (scope: string, parsed: ReturnType<typeof parseRunCreate>, admission?: () => Promise<void>) => ({
+      run: await runs.startInBackground(scope, threadId, parsed.request),
+      admission,
+    });
+
   /** Streams a run's events from `after` until it ends; a client that leaves cancels the run only when it asked to. */
   async function stream(
     reply: FastifyReply,
@@ -80,6 +88,21 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     }
   }
 
+  /** A run of the shared queue waited on, from any process: what its worker logged when it ended. */
+  async function waitedShared(reply: FastifyReply, run: AgentRunRecord, cancel: boolean) {
+    const gone = clientGone(reply);
+    try {
+      reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
+      const result = await runs.resultOf(run, gone.signal);
+      if (gone.signal.aborted && cancel) {
+        await runs.cancel(run.scope, run.thread_id, run.run_id, { wait: false, action: "interrupt" }).catch(() => {});
+      }
+      return result ?? null;
+    } finally {
+      gone.dispose();
+    }
+  }
+
   for (const [path, threaded] of [
     ["/threads/:thread_id/runs", true],
     ["/runs", false],
@@ -95,11 +118,30 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     });
     on.post<ThreadParams>(`${path}/stream`, async (request, reply) => {
       const threadId = threaded ? request.params.thread_id : undefined;
+      if (runs.shared) {
+        // On the shared queue: any process runs it, streams it, joins it and cancels it.
+        const { run, resumable, cancelOnDisconnect, admission } = await create(request, reply, queueHere(threadId));
+        try {
+          const shared = await runs.sharedEvents(run, -1);
+          const events = shared === undefined ? endedEvents() : { finished: false, follow: shared.follow };
+          return await stream(reply, run, events, { after: -1, ids: resumable, cancel: cancelOnDisconnect });
+        } finally {
+          await admission?.();
+        }
+      }
       const { run, events, resumable, cancelOnDisconnect } = await create(request, reply, startHere(threadId));
       return stream(reply, run, events, { after: -1, ids: resumable, cancel: cancelOnDisconnect });
     });
     on.post<ThreadParams>(`${path}/wait`, async (request, reply) => {
       const threadId = threaded ? request.params.thread_id : undefined;
+      if (runs.shared) {
+        const { run, cancelOnDisconnect, admission } = await create(request, reply, queueHere(threadId));
+        try {
+          return await waitedShared(reply, run, cancelOnDisconnect);
+        } finally {
+          await admission?.();
+        }
+      }
       const { run, cancelOnDisconnect } = await create(request, reply, startHere(threadId));
       return waited(reply, run, cancelOnDisconnect);
     });
@@ -199,6 +241,6 @@ function endedEvents(): RunEvents {
 
 /** A run as clients see it: without the server's own fields. */
 function publicRun(run: AgentRunRecord): Record<string, unknown> {
-  const { scope: _scope, temporary: _temporary, ...shown } = run;
+  const { scope: _scope, temporary: _temporary, checkpoint_before: _before, ...shown } = run;
   return { ...shown, kwargs: {}, cancel_reason: run.cancel_reason ?? null };
 }

@@ -1,0 +1,25 @@
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { GraphRegistry } from "../../registry/graph-registry.js";
+import type { AgentRecords } from "../../store/agent-records.js";
+import type { Usage } from "../../wire/response.js";
+import type { RunTracker } from "../run-tracker.js";
+import type { SharedAgentRuns } from "./shared-agent-runs.js";
+
+/** What the Agent Protocol's runs are made with. */
+export interface AgentRunsOptions {
+  registry: GraphRegistry;
+  records: AgentRecords;
+  /** The server's runs in flight, so that a drain waits for these too. */
+  tracker: RunTracker;
+  backendTimeoutMs: number;
+  log?: { warn(object: Record<string, unknown>, message: string): void; error(object: Record<string, unknown>, message: string): void };
+  tracing?: { handler(): Promise<BaseCallbackHandler> };
+  /** Told of the usage the models of each run reported, when it ends (the token metrics). */
+  onUsage?: (model: string, usage: Usage | undefined) => void;
+  /** How long a finished run's events stay for a join (default 10 minutes)… */
+  retainEventsMs?: number;
+  /** …and how many finished runs keep theirs at most (default 1,000, the oldest going first). */
+  retainEventsOf?: number;
+  /** The deployment's shared queue: background runs go on it, joins and cancels reach any process. */
+  shared?: SharedAgentRuns;
+}

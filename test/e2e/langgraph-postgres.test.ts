@@ -88,7 +88,14 @@ describe("the Agent Protocol on two processes over Postgres and Redis", { skip, 
     const busy = await a.threads.create();
     const running = await a.runs.create(busy.thread_id, "slow", { input: user("wait") });
     await assert.rejects(b.runs.create(busy.thread_id, "slow", { input: user("me too") }), /409/u);
-    // A run streaming to a client of one process is a run of the shared queue: joined from the other.
+    // 20 concurrent runs with reject on one thread, across both processes: exactly one is made.
+    const contested = await a.threads.create();
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 20 }, (_unused, index) => [a, b][index % 2]!.runs.create(contested.thread_id, "slow", { input: user(`${index}`) })),
+    );
+    assert.equal(attempts.filter((attempt) => attempt.status === "fulfilled").length, 1, JSON.stringify(attempts.map((x) => x.status)));
+    assert.equal((await b.runs.list(contested.thread_id)).length, 1);
+        // A run streaming to a client of one process is a run of the shared queue: joined from the other.
     const streaming = await a.threads.create();
     const events = a.runs.stream(streaming.thread_id, "slow", { input: user("stream") });
     const first = await events[Symbol.asyncIterator]().next();
@@ -193,6 +200,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 const redis = new Redis(${JSON.stringify(REDIS_URL)});
 const step = (name) => async (_state, config) => {
   await redis.set(${JSON.stringify(counter)} + ":pid", String(process.pid));
+  await redis.set(${JSON.stringify(counter)} + ":current", name);
   await sleep(900, undefined, { signal: config.signal });
   await redis.incr(${JSON.stringify(counter)} + ":" + name);
   return { messages: [new AIMessage(name + " done")] };
@@ -228,7 +236,9 @@ export const steps = new StateGraph(MessagesAnnotation)
       if (part.event === "metadata") runId = String(part.data.run_id);
       if (part.event === "updates" && part.data.one !== undefined) break;
     }
-    // Step one is done: kill the process running the run (and the one streaming it, if another).
+    // Step one is done and step two has begun: kill the process running the run (and the one
+    // streaming it, if another).
+    await eventually(async () => assert.equal(await redis.get(`${counter}:current`), "two"), 5_000, 20);
     const pid = Number(await redis.get(`${counter}:pid`));
     const victims = servers.filter((server) => server.child.pid === pid || server === servers[0]);
     await Promise.all(victims.map((server) => server.stop("SIGKILL")));

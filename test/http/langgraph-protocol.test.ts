@@ -182,6 +182,16 @@ describe("runs", () => {
     assert.equal((await client.threads.get(thread.thread_id)).status, "idle");
   });
 
+  test("20 concurrent runs with reject on one thread: exactly one runs, the rest are 409s", async () => {
+    const thread = await client.threads.create();
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_unused, index) => client.runs.create(thread.thread_id, "slow", { input: user(`run ${index}`) })),
+    );
+    assert.equal(results.filter((result) => result.status === "fulfilled").length, 1);
+    for (const result of results) if (result.status === "rejected") assert.match(String(result.reason), /409/u);
+    assert.equal((await client.runs.list(thread.thread_id)).length, 1);
+  });
+
   test("cancel: the run stops, its status says so, and the thread takes a new run", async () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", { input: user("long") });

@@ -126,7 +126,9 @@ export class AgentRuns {
     // Queued, the run holds no slot of this server's: it runs on whichever worker takes it.
     await onEnd?.().catch(() => {});
     const prepared = await prepareRun(this, this.#options.records, this.#call, scope, threadId, request);
-    return enqueueRun({ records: this.#options.records, shared, backend: this.#call }, { scope, request, ...prepared }, (runId, action) =>
+    const coordinator = this.#options.registry.coordinatorOf(prepared.model);
+    const deps = { records: this.#options.records, shared, backend: this.#call, coordinator };
+    return enqueueRun(deps, { scope, request, ...prepared }, (runId, action) =>
       this.cancel(scope, prepared.id, runId, { wait: false, action }),
     );
   }
@@ -210,7 +212,9 @@ export class AgentRuns {
         usage = new UsageCollector();
         callbacks.push(usage);
       }
-      const config = runnableConfigOf(request, {
+      // A run of the shared queue checkpoints each step before the next: a takeover goes on from there.
+      const durable = job === undefined || request.durability !== undefined ? request : { ...request, durability: "sync" as const };
+      const config = runnableConfigOf(durable, {
         runId: record.run_id,
         threadId: record.thread_id,
         checkpointThread,

@@ -103,6 +103,39 @@ export async function activeRuns(records: AgentRecords, backend: Backend, scope:
  * thread has on any process, then the records (`pending`, the thread busy), then the job.
  */
 export async function enqueueRun(
+  deps: { records: AgentRecords; shared: SharedAgentRuns; backend: Backend; coordinator: RunCoordinator },
+  run: { scope: string; request: AgentRunRequest; model: string; temporary: boolean; id: string; thread: AgentThreadRecord },
+  cancel: (runId: string, action: "interrupt" | "rollback") => Promise<void>,
+): Promise<AgentRunRecord> {
+  if (run.temporary) return admitRun(deps, run, cancel);
+  // One creation at a time per thread, on every process: the check of the runs it has and the
+  // new run's record are one step, so `reject` lets exactly one through.
+  const key = `agent-admit:${run.scope}\u0000${run.id}`;
+  const deadline = Date.now() + ADMISSION_WAIT_MS;
+  for (;;) {
+    const lease = await deps.backend("the run coordinator", () => deps.coordinator.tryAcquire(key, { ttlMs: ADMISSION_TTL_MS }));
+    if (lease !== null) {
+      try {
+        return await admitRun(deps, run, cancel);
+      } finally {
+        await lease.release().catch(() => {});
+      }
+    }
+    // Another run is being made on this thread right now: it is running, for `reject`.
+    if (run.request.multitaskStrategy === "reject") throw new AgentConflictError(ALREADY_RUNNING);
+    if (Date.now() > deadline) throw new AgentConflictError("This thread is taking runs from many clients at once; send this run again.");
+    await pause(ADMISSION_POLL_MS, new AbortController().signal);
+  }
+}
+
+/** The admission of one run: no longer than this, and another creation waits this long between looks. */
+const ADMISSION_TTL_MS = 10_000;
+const ADMISSION_POLL_MS = 20;
+const ADMISSION_WAIT_MS = 10_000;
+const ALREADY_RUNNING = "This thread is already running a run. Wait for it to finish, or choose another multitask_strategy.";
+
+/** The multitask strategy against the runs the thread has on any process, then the records, then the job. */
+async function admitRun(
   deps: { records: AgentRecords; shared: SharedAgentRuns; backend: Backend },
   run: { scope: string; request: AgentRunRequest; model: string; temporary: boolean; id: string; thread: AgentThreadRecord },
   cancel: (runId: string, action: "interrupt" | "rollback") => Promise<void>,
@@ -110,9 +143,7 @@ export async function enqueueRun(
   const { records, shared, backend } = deps;
   const { scope, request, model, temporary, id, thread } = run;
   const active = temporary ? [] : await activeRuns(records, backend, scope, id);
-  if (active.length > 0 && request.multitaskStrategy === "reject") {
-    throw new AgentConflictError("This thread is already running a run. Wait for it to finish, or choose another multitask_strategy.");
-  }
+  if (active.length > 0 && request.multitaskStrategy === "reject") throw new AgentConflictError(ALREADY_RUNNING);
   if (request.command?.resume !== undefined && active.length === 0 && thread.status !== "interrupted") {
     throw new AgentConflictError(`Thread ${id} is not waiting on an interrupt: there is nothing to resume.`);
   }

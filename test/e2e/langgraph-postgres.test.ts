@@ -91,11 +91,13 @@ describe("the Agent Protocol on two processes over Postgres and Redis", { skip, 
     // 20 concurrent runs with reject on one thread, across both processes: exactly one is made.
     const contested = await a.threads.create();
     const attempts = await Promise.allSettled(
-      Array.from({ length: 20 }, (_unused, index) => [a, b][index % 2]!.runs.create(contested.thread_id, "slow", { input: user(`${index}`) })),
+      Array.from({ length: 20 }, (_unused, index) =>
+        [a, b][index % 2]!.runs.create(contested.thread_id, "slow", { input: user(`${index}`) }),
+      ),
     );
     assert.equal(attempts.filter((attempt) => attempt.status === "fulfilled").length, 1, JSON.stringify(attempts.map((x) => x.status)));
     assert.equal((await b.runs.list(contested.thread_id)).length, 1);
-        // A run streaming to a client of one process is a run of the shared queue: joined from the other.
+    // A run streaming to a client of one process is a run of the shared queue: joined from the other.
     const streaming = await a.threads.create();
     const events = a.runs.stream(streaming.thread_id, "slow", { input: user("stream") });
     const first = await events[Symbol.asyncIterator]().next();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
@@ -182,18 +182,39 @@ describe("the Agent Protocol's background runs on the shared queue", { skip, tim
   });
 });
 
-describe("the Agent Protocol's streamed runs on the shared queue", { skip, timeout: 120_000 }, () => {
-  test("the replica running a streamed run is killed: another finishes it from its last step, the client reconnects through a third", async () => {
+describe("the Agent Protocol's streamed runs on the shared queue, three replicas", { skip, timeout: 120_000 }, () => {
+  const counter = `${uniquePrefix()}steps`;
+  let project: ReturnType<typeof tempProject>;
+  let redis: import("ioredis").Redis;
+  const servers: RunningServer[] = [];
+  const start = async () => {
+    const server = await startCli([], { cwd: project.dir });
+    cleanups.push(() => void server.stop("SIGKILL"));
+    servers.push(server);
+    return server;
+  };
+  /** The replicas up, as clients, with the server each is. */
+  const up = () => servers.filter((server) => server.child.exitCode === null && server.child.signalCode === null);
+  const client = (server: RunningServer) => new Client({ apiUrl: new URL(server.baseURL).origin });
+  /** How often a step of a thread's run ran, and which process runs it now. */
+  const count = async (threadId: string, name: string) => Number((await redis.get(`${counter}:${threadId}:${name}`)) ?? 0);
+  const current = async (threadId: string) => ({
+    step: await redis.get(`${counter}:${threadId}:current`),
+    pid: Number(await redis.get(`${counter}:${threadId}:pid`)),
+  });
+
+  before(async () => {
+    if (skip) return;
     const schema = uniqueSchema();
-    const counter = `${uniquePrefix()}steps`;
-    const project = tempProject({
+    project = tempProject({
       "chat-serve.config.ts": `export default {
+  server: { shutdownGraceMs: 300 },
   checkpointer: { kind: "postgres", url: ${JSON.stringify(POSTGRES_URL)}, schema: ${JSON.stringify(schema)} },
   coordinator: { kind: "redis", url: ${JSON.stringify(REDIS_URL)}, keyPrefix: ${JSON.stringify(uniquePrefix())}, leaseTtlMs: 1500 },
   background: { keyPrefix: ${JSON.stringify(`cs-bg-${schema}`)}, takeoverAfter: "2s" },
   graphs: { steps: { graph: "./steps.ts:steps", description: "three steps" } },
 };`,
-      // Three steps; each counts its runs and says which process ran it, in Redis.
+      // Three steps; each says which process runs it and counts its completions, in Redis, by thread.
       "steps.ts": `
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
@@ -201,10 +222,11 @@ import { Redis } from "ioredis";
 import { setTimeout as sleep } from "node:timers/promises";
 const redis = new Redis(${JSON.stringify(REDIS_URL)});
 const step = (name) => async (_state, config) => {
-  await redis.set(${JSON.stringify(counter)} + ":pid", String(process.pid));
-  await redis.set(${JSON.stringify(counter)} + ":current", name);
+  const key = ${JSON.stringify(counter)} + ":" + config.metadata.thread_id;
+  await redis.set(key + ":pid", String(process.pid));
+  await redis.set(key + ":current", name);
   await sleep(900, undefined, { signal: config.signal });
-  await redis.incr(${JSON.stringify(counter)} + ":" + name);
+  await redis.incr(key + ":" + name);
   return { messages: [new AIMessage(name + " done")] };
 };
 export const steps = new StateGraph(MessagesAnnotation)
@@ -214,46 +236,53 @@ export const steps = new StateGraph(MessagesAnnotation)
     });
     cleanups.push(project.cleanup, () => dropSchema(schema));
     const { Redis } = await import("ioredis");
-    const redis = new Redis(REDIS_URL);
+    redis = new Redis(REDIS_URL);
     cleanups.push(() => void redis.disconnect());
-    const servers: RunningServer[] = [];
-    for (let index = 0; index < 3; index += 1) {
-      const server = await startCli([], { cwd: project.dir });
-      cleanups.push(() => void server.stop("SIGKILL"));
-      servers.push(server);
-    }
-    const clients = servers.map((server) => new Client({ apiUrl: new URL(server.baseURL).origin }));
-    const thread = await clients[0]!.threads.create();
+    await Promise.all([start(), start(), start()]);
+  });
+
+  /** Starts a streamed run through `via`, reads it until step two has begun; its run id and the events seen. */
+  async function streamUntilStepTwo(via: RunningServer) {
+    const thread = await client(via).threads.create();
     const seen: { id?: string; event: string; data: unknown }[] = [];
-    const stream = clients[0]!.runs.stream(thread.thread_id, "steps", {
-      input: user("go"),
-      streamMode: ["updates"],
-      streamResumable: true,
-    });
-    let runId = "";
-    const iterator = stream[Symbol.asyncIterator]();
-    for (;;) {
-      const part = (await iterator.next()).value as { id?: string; event: string; data: { run_id?: string; one?: unknown } };
-      seen.push(part);
-      if (part.event === "metadata") runId = String(part.data.run_id);
-      if (part.event === "updates" && part.data.one !== undefined) break;
-    }
-    // Step one is done and step two has begun: kill the process running the run (and the one
-    // streaming it, if another).
-    await eventually(async () => assert.equal(await redis.get(`${counter}:current`), "two"), 5_000, 20);
-    const pid = Number(await redis.get(`${counter}:pid`));
-    const victims = servers.filter((server) => server.child.pid === pid || server === servers[0]);
-    await Promise.all(victims.map((server) => server.stop("SIGKILL")));
-    const survivor = clients[servers.findIndex((server) => !victims.includes(server))]!;
-    // The client reconnects through a replica still up, from the last event it saw.
-    const lastId = seen.at(-1)?.id;
+    const iterator = client(via)
+      .runs.stream(thread.thread_id, "steps", { input: user("go"), streamMode: ["updates"], streamResumable: true })
+      [Symbol.asyncIterator]();
+    const first = (await iterator.next()).value as { id?: string; event: string; data: { run_id: string } };
+    seen.push(first);
+    await eventually(async () => assert.equal((await current(thread.thread_id)).step, "two"), 10_000, 20);
+    return { threadId: thread.thread_id, runId: first.data.run_id, seen, iterator };
+  }
+
+  /** The rest of a run's events through `via` after the last one seen; then what ran. */
+  async function finishThrough(via: RunningServer, run: Awaited<ReturnType<typeof streamUntilStepTwo>>) {
+    const lastId = run.seen.at(-1)?.id;
     assert.ok(lastId !== undefined, "resumable streams carry event ids");
-    for await (const part of survivor.runs.joinStream(thread.thread_id, runId, { lastEventId: lastId })) seen.push(part);
-    const updates = seen.filter((part) => part.event === "updates").map((part) => Object.keys(part.data as object)[0]);
+    for await (const part of client(via).runs.joinStream(run.threadId, run.runId, { lastEventId: lastId })) run.seen.push(part);
+    const updates = run.seen.filter((part) => part.event === "updates").map((part) => Object.keys(part.data as object)[0]);
     assert.deepEqual(updates, ["one", "two", "three"]);
-    assert.equal((await survivor.runs.get(thread.thread_id, runId)).status, "success");
-    // No completed step ran twice (the step running at the kill may have).
-    assert.equal(await redis.get(`${counter}:one`), "1");
-    assert.equal(await redis.get(`${counter}:three`), "1");
+    assert.equal((await client(via).runs.get(run.threadId, run.runId)).status, "success");
+    // No step that had completed (and so was checkpointed) ran twice.
+    assert.equal(await count(run.threadId, "one"), 1);
+    assert.equal(await count(run.threadId, "three"), 1);
+  }
+
+  test("the replica running a streamed run is killed: another finishes it from its last step, the client reconnects through a third", async () => {
+    const run = await streamUntilStepTwo(up()[0]!);
+    const { pid } = await current(run.threadId);
+    // The process running it, and the one the client streamed through.
+    const victims = up().filter((server) => server.child.pid === pid || server === up()[0]);
+    await Promise.all(victims.map((server) => server.stop("SIGKILL")));
+    await finishThrough(up()[0]!, run);
+  });
+
+  test("a rolling restart: the replica running a run gets SIGTERM, hands the run back, and another goes on from its last step", async () => {
+    while (up().length < 3) await start();
+    const run = await streamUntilStepTwo(up()[0]!);
+    const { pid } = await current(run.threadId);
+    const running = up().find((server) => server.child.pid === pid)!;
+    const via = up().find((server) => server !== running)!;
+    assert.equal(await running.stop("SIGTERM"), 0, "it drains and exits cleanly");
+    await finishThrough(via, run);
   });
 });

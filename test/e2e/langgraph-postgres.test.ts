@@ -3,6 +3,7 @@ import { before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
+import { requireHaproxy, startHaproxy } from "../helpers/load-balancer.js";
 import {
   cleanupsAfterAll,
   dropSchema,
@@ -22,6 +23,7 @@ import { tempProject } from "../helpers/temp-project.js";
 // either, and taken over by another process when the one running them is killed.
 
 const skip = await requireRedisAndPostgres();
+const haproxy = requireHaproxy();
 const cleanups = cleanupsAfterAll();
 
 const GRAPHS = `
@@ -284,5 +286,42 @@ export const steps = new StateGraph(MessagesAnnotation)
     const via = up().find((server) => server !== running)!;
     assert.equal(await running.stop("SIGTERM"), 0, "it drains and exits cleanly");
     await finishThrough(via, run);
+  });
+
+  test("behind HAProxy, round robin per request: runs, joins, reconnects and reject hold whichever replica answers", {
+    skip: haproxy.skip,
+  }, async () => {
+    while (up().length < 3) await start();
+    const balancer = await startHaproxy(up().map((server) => new URL(server.baseURL).host));
+    cleanups.push(balancer.stop);
+    const lb = new Client({ apiUrl: balancer.origin });
+    // 20 concurrent runs with reject on one thread, spread over the replicas: one is made.
+    const contested = await lb.threads.create();
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 20 }, (_unused, index) => lb.runs.create(contested.thread_id, "steps", { input: user(`${index}`) })),
+    );
+    assert.equal(attempts.filter((attempt) => attempt.status === "fulfilled").length, 1);
+    // A streamed run: each request of the client (the stream, its reconnect) may reach another replica.
+    const thread = await lb.threads.create();
+    const seen: { id?: string; event: string; data: unknown }[] = [];
+    const iterator = lb.runs
+      .stream(thread.thread_id, "steps", { input: user("go"), streamMode: ["updates"], streamResumable: true })
+      [Symbol.asyncIterator]();
+    const first = (await iterator.next()).value as { id?: string; event: string; data: { run_id: string } };
+    seen.push(first);
+    await eventually(async () => assert.equal((await current(thread.thread_id)).step, "two"), 10_000, 20);
+    // The replica running it dies; the client's stream (wherever it is) is dropped and picked up again through the balancer.
+    const { pid } = await current(thread.thread_id);
+    await up()
+      .find((server) => server.child.pid === pid)!
+      .stop("SIGKILL");
+    await iterator.return?.(undefined);
+    for await (const part of lb.runs.joinStream(thread.thread_id, first.data.run_id, { lastEventId: first.id ?? "0" })) seen.push(part);
+    assert.deepEqual(
+      seen.filter((part) => part.event === "updates").map((part) => Object.keys(part.data as object)[0]),
+      ["one", "two", "three"],
+    );
+    assert.equal(await count(thread.thread_id, "one"), 1);
+    assert.equal(lastText((await lb.threads.get(thread.thread_id)).values), "three done");
   });
 });

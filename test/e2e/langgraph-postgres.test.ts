@@ -4,6 +4,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
 import { requireHaproxy, startHaproxy } from "../helpers/load-balancer.js";
+import { freePort } from "../helpers/private-redis.js";
 import {
   cleanupsAfterAll,
   dropSchema,
@@ -286,6 +287,38 @@ export const steps = new StateGraph(MessagesAnnotation)
     const via = up().find((server) => server !== running)!;
     assert.equal(await running.stop("SIGTERM"), 0, "it drains and exits cleanly");
     await finishThrough(via, run);
+  });
+
+  test("a rolling restart of all three under twelve runs: none lost, no completed step run again", { skip: haproxy.skip }, async () => {
+    // Three replicas on ports of their own, so that each comes back where the balancer looks for it.
+    for (const server of up()) await server.stop("SIGKILL");
+    const ports = await Promise.all([0, 1, 2].map(() => freePort()));
+    const startOn = async (port: number) => {
+      const server = await startCli(["--port", String(port)], { cwd: project.dir, ownPort: true });
+      cleanups.push(() => void server.stop("SIGKILL"));
+      servers.push(server);
+      return server;
+    };
+    const replicas = await Promise.all(ports.map(startOn));
+    const balancer = await startHaproxy(ports.map((port) => `127.0.0.1:${port}`));
+    cleanups.push(balancer.stop);
+    const lb = new Client({ apiUrl: balancer.origin });
+    const runs = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const thread = await lb.threads.create();
+        return { thread: thread.thread_id, run: (await lb.runs.create(thread.thread_id, "steps", { input: user("go") })).run_id };
+      }),
+    );
+    // Each replica in turn: SIGTERM (it drains, hands its runs back), then a new one on its port.
+    for (const [index, replica] of replicas.entries()) {
+      assert.equal(await replica.stop("SIGTERM"), 0);
+      replicas[index] = await startOn(ports[index]!);
+    }
+    for (const { thread, run } of runs) {
+      await lb.runs.join(thread, run);
+      assert.equal((await lb.runs.get(thread, run)).status, "success", `run ${run}`);
+      for (const name of ["one", "two", "three"]) assert.equal(await count(thread, name), 1, `${name} of ${run}`);
+    }
   });
 
   test("behind HAProxy, round robin per request: runs, joins, reconnects and reject hold whichever replica answers", {

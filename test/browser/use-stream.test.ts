@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import {
   bundlePage,
   launchChromium,
   openPage,
+  type PageProblems,
   rememberingConversation,
   requireChromium,
   sayOnPage,
@@ -32,6 +33,27 @@ after(async () => {
   await server?.stop();
 });
 
+/** Runs `check` on an opened page, then expects no failed request or page error; screenshot `shot` and close either way. */
+async function onPage(opened: Promise<{ page: Page; problems: PageProblems }>, shot: string, check: (page: Page) => Promise<void>) {
+  const { page, problems } = await opened;
+  try {
+    await check(page);
+    assert.deepEqual(problems, { requests: [], errors: [] });
+  } finally {
+    await screenshot(page, shot);
+    await page.close();
+  }
+}
+
+/** The approval demo on a chat page: asked "deploy", the question shown, Approve clicked, the answer shown. */
+async function approveOnPage(page: Page): Promise<void> {
+  await page.fill("#prompt", "deploy");
+  await page.click("#send");
+  await page.locator("#question", { hasText: "May I go ahead with: deploy?" }).waitFor({ timeout: 10_000 });
+  await page.click("#approve");
+  await page.locator("#messages li.ai", { hasText: "Approved: going ahead with deploy." }).waitFor({ timeout: 10_000 });
+}
+
 /** The same conversation through a page built with one `useStream` or the other. */
 function pageTests(title: string, entry: string, name: string): void {
   describe(title, { skip: chromium.skip }, () => {
@@ -48,19 +70,10 @@ function pageTests(title: string, entry: string, name: string): void {
     });
 
     test("an interrupt shown on the page and answered from it", async () => {
-      const { page, problems } = await open("approval");
-      try {
-        await page.fill("#prompt", "deploy");
-        await page.click("#send");
-        await page.locator("#question", { hasText: "May I go ahead with: deploy?" }).waitFor({ timeout: 10_000 });
-        await page.click("#approve");
-        await page.locator("#messages li.ai", { hasText: "Approved: going ahead with deploy." }).waitFor({ timeout: 10_000 });
+      await onPage(open("approval"), `${name}-approval`, async (page) => {
+        await approveOnPage(page);
         assert.equal(await page.locator("#interrupt").count(), 0, "the question is gone once answered");
-        assert.deepEqual(problems, { requests: [], errors: [] });
-      } finally {
-        await screenshot(page, `${name}-approval`);
-        await page.close();
-      }
+      });
     });
   });
 }
@@ -76,44 +89,23 @@ describe("agent-chat-ui's calls through useStream in a real browser", { skip: ch
   const open = (assistant: string) => openPage(browser, origin, { name: "agent-chat-ui", html, query: `assistant=${assistant}` });
 
   test("a conversation that remembers, and the thread in the sidebar's list by graph_id", async () => {
-    const { page, problems } = await open("memory");
-    try {
+    await onPage(open("memory"), "agent-chat-ui-memory", async (page) => {
       await page.locator("#ready", { hasText: "ready" }).waitFor();
       await sayOnPage(page, "apples", /This is the start of our conversation/u, "ai");
       await sayOnPage(page, "pears", /Before that you said: "apples"/u, "ai");
       const thread = await page.locator("#thread").textContent();
       assert.match(thread ?? "", /^[0-9a-f-]{36}$/u);
       await page.locator("#threads li", { hasText: thread! }).waitFor({ timeout: 10_000 });
-      assert.deepEqual(problems, { requests: [], errors: [] });
-    } finally {
-      await screenshot(page, "agent-chat-ui-memory");
-      await page.close();
-    }
+    });
   });
 
   test("an interrupt answered as the Agent Inbox answers it: submit({}, { command: { resume } })", async () => {
-    const { page, problems } = await open("approval");
-    try {
-      await page.fill("#prompt", "deploy");
-      await page.click("#send");
-      await page.locator("#question", { hasText: "May I go ahead with: deploy?" }).waitFor({ timeout: 10_000 });
-      await page.click("#approve");
-      await page.locator("#messages li.ai", { hasText: "Approved: going ahead with deploy." }).waitFor({ timeout: 10_000 });
-      assert.deepEqual(problems, { requests: [], errors: [] });
-    } finally {
-      await screenshot(page, "agent-chat-ui-approval");
-      await page.close();
-    }
+    await onPage(open("approval"), "agent-chat-ui-approval", approveOnPage);
   });
 
   test("a model with client settings and no context: its settings' defaults", async () => {
-    const { page, problems } = await open("research");
-    try {
-      await sayOnPage(page, "What is LangGraph?", /I looked at 2 sources about What is LangGraph and explain it in plain words\./u, "ai");
-      assert.deepEqual(problems, { requests: [], errors: [] });
-    } finally {
-      await screenshot(page, "agent-chat-ui-research");
-      await page.close();
-    }
+    await onPage(open("research"), "agent-chat-ui-research", (page) =>
+      sayOnPage(page, "What is LangGraph?", /I looked at 2 sources about What is LangGraph and explain it in plain words\./u, "ai"),
+    );
   });
 });

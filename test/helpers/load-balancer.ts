@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "./private-redis.js";
 
 // A real load balancer in front of chat-serve replicas: Debian's HAProxy, round robin per
 // request, health-checked on /ready, with the timeouts long streams and WebSockets need (the
@@ -17,14 +17,6 @@ export function requireHaproxy(): { skip: string | false } {
   const reason = "HAProxy is not installed (apt-get install -y haproxy)";
   if (process.env.CI === "true") throw new Error(`CI=true and ${reason}`);
   return { skip: reason };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The HAProxy configuration for `backends` (host:port each), listening on `port`. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type RunningServer, startCli } from "../helpers/cli.js";
-import { freshHome, realClient, runClient } from "../helpers/real-clients.js";
+import { codingAgentGraphs, freshHome, realClient, runClient } from "../helpers/real-clients.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 // Claude Code itself (the npm package, pinned in test/clients), run headless as its users run
@@ -21,12 +21,7 @@ before(async () => {
     "notes.txt": `${`${"lorem ipsum dolor sit amet ".repeat(20)}\n`.repeat(160)}the last line of the notes\n`,
     "chat-serve.config.ts": `export default {
   server: { anthropic: true },
-  graphs: {
-    coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" },
-    approval: { graph: "${new URL("../../demo/graphs/approval.ts", import.meta.url).pathname}:graph", description: "Asks first", features: ["INTERRUPTS"] },
-    think: { graph: "${new URL("../../demo/graphs/think.ts", import.meta.url).pathname}:graph", description: "Thinks first", streamableNodeNames: ["think"] },
-    recaller: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:recaller", description: "Says back" },
-  },
+  graphs: ${codingAgentGraphs()},
 };`,
   });
   server = await startCli([], { cwd: project.dir, env: { LOG_LEVEL: "info" } });

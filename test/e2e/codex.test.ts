@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type RunningServer, startCli } from "../helpers/cli.js";
-import { freshHome, realClient, runClient } from "../helpers/real-clients.js";
+import { codingAgentGraphs, freshHome, realClient, runClient } from "../helpers/real-clients.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 // Codex itself (the npm package, pinned in test/clients), run headless as its users run it
@@ -20,12 +20,7 @@ before(async () => {
   if (skip) return;
   project = tempProject({
     "chat-serve.config.ts": `export default {
-  graphs: {
-    coder: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:coder", description: "Runs what it is told to" },
-    approval: { graph: "${new URL("../../demo/graphs/approval.ts", import.meta.url).pathname}:graph", description: "Asks first", features: ["INTERRUPTS"] },
-    think: { graph: "${new URL("../../demo/graphs/think.ts", import.meta.url).pathname}:graph", description: "Thinks first", streamableNodeNames: ["think"] },
-    recaller: { graph: "${new URL("../fixtures/coding-agent.ts", import.meta.url).pathname}:recaller", description: "Says back, knows a summary" },
-  },
+  graphs: ${codingAgentGraphs()},
 };`,
   });
   server = await startCli([], { cwd: project.dir, env: { LOG_LEVEL: "info" } });

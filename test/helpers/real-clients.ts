@@ -55,3 +55,17 @@ export function runClient(
     });
   });
 }
+
+/**
+ * The graphs both coding agents are tested with, as a config's `graphs` entries: the coding
+ * fixture (`coder`, `recaller`) and the demo's `approval` and `think`.
+ */
+export function codingAgentGraphs(): string {
+  const at = (relative: string) => new URL(relative, import.meta.url).pathname;
+  return `{
+    coder: { graph: "${at("../fixtures/coding-agent.ts")}:coder", description: "Runs what it is told to" },
+    approval: { graph: "${at("../../demo/graphs/approval.ts")}:graph", description: "Asks first", features: ["INTERRUPTS"] },
+    think: { graph: "${at("../../demo/graphs/think.ts")}:graph", description: "Thinks first", streamableNodeNames: ["think"] },
+    recaller: { graph: "${at("../fixtures/coding-agent.ts")}:recaller", description: "Says back, knows a summary" },
+  }`;
+}

@@ -283,10 +283,7 @@ export async function sharedFollower(
   if (shared === undefined) return undefined;
   const last = await backend("the run's event log", () => shared.events.last(run.run_id));
   if (last < 0 && run.status !== "pending" && run.status !== "running") return undefined;
-  const active = async () => {
-    const record = await backend("the thread records", () => records.getRun(run.scope, run.run_id));
-    return record?.status === "pending" || record?.status === "running";
-  };
+  const active = () => runActive(records, backend, run);
   return {
     after: after ?? last,
     follow: async function* (from, signal) {
@@ -295,6 +292,12 @@ export async function sharedFollower(
       }
     },
   };
+}
+
+/** Whether a run waits or runs, on any process, as its record says now. */
+async function runActive(records: AgentRecords, backend: Backend, run: AgentRunRecord): Promise<boolean> {
+  const record = await backend("the thread records", () => records.getRun(run.scope, run.run_id));
+  return record?.status === "pending" || record?.status === "running";
 }
 
 /**
@@ -308,10 +311,7 @@ export async function sharedResult(
   run: AgentRunRecord,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const active = async () => {
-    const record = await backend("the thread records", () => records.getRun(run.scope, run.run_id));
-    return record?.status === "pending" || record?.status === "running";
-  };
+  const active = () => runActive(records, backend, run);
   let result: unknown = null;
   for await (const event of followShared(shared, backend, run.run_id, -1, signal, active)) {
     if (event.event === RUN_RESULT) result = JSON.parse(event.json);

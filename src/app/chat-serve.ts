@@ -18,6 +18,7 @@ import type { CheckpointScope } from "../http/run-request.js";
 import type { Surface } from "../http/surface.js";
 import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
+import type { ProtocolLogs } from "../runs/agent/protocol-log.js";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
 import type { BackgroundEventLog } from "../runs/jobs.js";
 import { RunTracker } from "../runs/run-tracker.js";
@@ -114,6 +115,8 @@ export interface SharedBackground {
   events: BackgroundEventLog;
   /** The events of the Agent Protocol's background runs, for a join on any process. */
   agentEvents?: BackgroundEventLog<LoggedEvent>;
+  /** Protocol v2's thread logs, for a command or a stream on any process. */
+  protocolLogs?: ProtocolLogs;
   /** The deployment has a durable checkpointer: a run taken over goes on from its last step. */
   resumable: boolean;
   /** How long a run taken over waits for the lease its dead worker held (the lease's TTL and a margin). */
@@ -248,6 +251,7 @@ export class ChatServe {
             queue,
             events: shared?.events ?? new MemoryEventLog(),
             ...(shared?.agentEvents === undefined ? {} : { agentEvents: shared.agentEvents }),
+            ...(shared?.protocolLogs === undefined ? {} : { protocolLogs: shared.protocolLogs }),
             ...(shared === undefined
               ? {}
               : { resumable: shared.resumable, leaseWaitMs: shared.leaseWaitMs, leaseTtlMs: shared.leaseTtlMs }),

@@ -1,6 +1,7 @@
 import type { ParsedResponsesRequest } from "../dialects/responses/parse-responses-request.js";
 import { ServerShuttingDownError } from "../errors/catalogue.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { ProtocolLogs } from "../runs/agent/protocol-log.js";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
 import type { SharedAgentRuns } from "../runs/agent/shared-agent-runs.js";
 import type { AgentRunJob, BackgroundEventLog, EventsFrom, JobOutcome } from "../runs/jobs.js";
@@ -44,6 +45,8 @@ export interface BackgroundRunsOptions {
   log?: RunLogger & { error(object: Record<string, unknown>, message: string): void };
   /** The events of Agent Protocol runs on a shared queue (any process follows them). */
   agentEvents?: BackgroundEventLog<LoggedEvent>;
+  /** Protocol v2's thread logs on a shared queue (any process follows them). */
+  protocolLogs?: ProtocolLogs;
   /** Told when a background response ends (completed, incomplete, failed or cancelled). */
   webhooks?: WebhookSender;
   metrics?: BackgroundMetrics;
@@ -83,9 +86,9 @@ export class BackgroundRuns {
 
   /** The shared queue and log, for the Agent Protocol's background runs; undefined on the embedded queue. */
   get sharedAgentRuns(): SharedAgentRuns | undefined {
-    const { queue, agentEvents, leaseTtlMs } = this.#options;
-    if (!queue.shared || agentEvents === undefined) return undefined;
-    return { queue, events: agentEvents, ...(leaseTtlMs === undefined ? {} : { leaseTtlMs }) };
+    const { queue, agentEvents, protocolLogs, leaseTtlMs } = this.#options;
+    if (!queue.shared || agentEvents === undefined || protocolLogs === undefined) return undefined;
+    return { queue, events: agentEvents, protocolLogs, ...(leaseTtlMs === undefined ? {} : { leaseTtlMs }) };
   }
 
   /** The engine that runs the Agent Protocol's queued runs in this process (the surface's, loaded when first needed). */

@@ -5,6 +5,7 @@ import { JobCancelledError, JobLostError, type JobOutcome } from "../runs/jobs.j
 import { withDeadline } from "../util/deadline.js";
 import { type BackgroundQueue, type JobHandler, jobIdOf, type QueuedJob } from "./job-queue.js";
 import { RedisEventLog } from "./redis-event-log.js";
+import { RedisProtocolLogs } from "./redis-protocol-logs.js";
 
 /** The reasons this queue gives BullMQ's cancel, read back from a processor's signal. */
 const CANCELLED = "chat-serve:cancelled";
@@ -44,6 +45,8 @@ export class BullmqQueue implements BackgroundQueue {
   readonly events: RedisEventLog;
   /** The events of Agent Protocol runs, for a join or a reconnect on any process. */
   readonly agentEvents: RedisEventLog<LoggedEvent>;
+  /** Protocol v2's thread logs, for a command or a stream on any process. */
+  readonly protocolLogs: RedisProtocolLogs;
   readonly #options: SharedBackgroundOptions;
   readonly #prefix: string;
   /** Commands that fail at once when Redis is away (never queued behind a reconnect). */
@@ -90,6 +93,12 @@ export class BullmqQueue implements BackgroundQueue {
       sequenceOf: (event) => event.id,
       timeoutMs: options.timeoutMs,
       ...(options.eventRetentionMs === undefined ? {} : { retainMs: options.eventRetentionMs }),
+    });
+    this.protocolLogs = new RedisProtocolLogs({
+      redis: this.#client,
+      keyPrefix: this.#prefix,
+      timeoutMs: options.timeoutMs,
+      warn: (error) => options.log?.warn({ err: error }, "could not log a protocol run's events"),
     });
     this.#subscriber = new Redis(options.url, {
       connectionName: "chat-serve-background-cancel",
@@ -258,6 +267,7 @@ export class BullmqQueue implements BackgroundQueue {
     await closing(this.#stopping!, () => this.#worker?.disconnect());
     await this.events.close();
     await this.agentEvents.close();
+    this.protocolLogs.close();
     await closing(this.#queue.close(), () => this.#queue.disconnect());
     this.#subscriber.disconnect();
     this.#client.disconnect();

@@ -58,6 +58,7 @@ export async function backgroundSetup(
       queue,
       events: queue.events,
       agentEvents: queue.agentEvents,
+      protocolLogs: queue.protocolLogs,
       resumable: backends.durable,
       // A background run's leases expire within takeoverAfter of its worker's death, so the worker
       // that takes it over waits that long at most, not the coordinator's lease TTL.

@@ -62,6 +62,7 @@ describe("Agent Protocol runs on the shared queue, from a process that does not 
     queue: worker,
     events: new MemoryEventLog(),
     agentEvents: worker.agentEvents,
+    protocolLogs: worker.protocolLogs,
     runs: tracker,
     backendTimeoutMs: 2_000,
     concurrency: 2,
@@ -71,7 +72,7 @@ describe("Agent Protocol runs on the shared queue, from a process that does not 
     records: registry.store.agentRecords,
     tracker: new RunTracker(),
     backendTimeoutMs: 2_000,
-    shared: { queue: front, events: front.agentEvents },
+    shared: { queue: front, events: front.agentEvents, protocolLogs: front.protocolLogs },
   });
   after(async () => {
     await runs.close();

@@ -69,6 +69,7 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
     queue: setup.shared.queue,
     events: setup.shared.events,
     ...(setup.shared.agentEvents === undefined ? {} : { agentEvents: setup.shared.agentEvents }),
+    ...(setup.shared.protocolLogs === undefined ? {} : { protocolLogs: setup.shared.protocolLogs }),
     runs,
     backendTimeoutMs: loaded.config.backendTimeoutMs,
     concurrency,

@@ -4,7 +4,6 @@ import { AgentNotFoundError } from "../../errors/catalogue.js";
 import type { AgentRunRecord, MultitaskStrategy } from "../../store/agent-records.js";
 import type { AgentGraph } from "./agent-graph.js";
 import type { AgentStreamMode } from "./agent-stream.js";
-import type { ProtocolSink } from "./protocol-threads.js";
 
 /** A run as a client asks for it (the body of `POST /threads/{id}/runs`, parsed). */
 export interface AgentRunRequest {
@@ -23,8 +22,8 @@ export interface AgentRunRequest {
   ifNotExists: "create" | "reject";
   onCompletion: "delete" | "keep";
   durability?: "sync" | "async" | "exit";
-  /** A run of protocol v2: its events go here, as `streamEvents(…, { version: "v3" })` makes them. */
-  protocol?: ProtocolSink;
+  /** A run of protocol v2: its events go to its thread's protocol log, as `streamEvents(…, { version: "v3" })` makes them. */
+  protocol?: boolean;
 }
 
 /** The checkpoint ids LangGraph's savers make: UUIDs (v6). */

@@ -7,7 +7,7 @@ import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints } from "./a
 import { agentStreamEvents } from "./agent-stream.js";
 import { assistantIdOf } from "./assistants.js";
 import { assertReadableMessages } from "./input-messages.js";
-import type { RunProtocolEvent } from "./protocol-threads.js";
+import type { ProtocolSink, RunProtocolEvent } from "./protocol-sink.js";
 import type { RunEvents } from "./run-events.js";
 import type { SharedLogWriter } from "./shared-agent-runs.js";
 
@@ -93,17 +93,19 @@ export async function driveGraph(
   events: RunEvents,
   backend: Backend,
   /** A run taken over from a worker that died: it goes on from its last checkpoint, its input already read. */
-  goesOn = false,
+  goesOn: boolean,
+  /** A run of protocol v2: where its events go instead. */
+  protocol: ProtocolSink | undefined,
 ): Promise<{ result: unknown; interrupted: boolean }> {
   const input = goesOn
     ? null
     : request.command === undefined
       ? (request.input ?? null)
       : new Command(request.command as ConstructorParameters<typeof Command>[0]);
-  if (request.protocol !== undefined) {
+  if (protocol !== undefined) {
     // Protocol v2: LangGraph's own protocol events, every mode, subgraphs included.
     const stream = await graph.streamEvents(input, { ...config, version: "v3" });
-    for await (const event of stream as AsyncIterable<RunProtocolEvent>) request.protocol.event(event);
+    for await (const event of stream as AsyncIterable<RunProtocolEvent>) protocol.event(event);
   } else {
     for await (const { event, data } of agentStreamEvents({
       graph,

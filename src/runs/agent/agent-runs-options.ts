@@ -3,6 +3,7 @@ import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { AgentRecords } from "../../store/agent-records.js";
 import type { Usage } from "../../wire/response.js";
 import type { RunTracker } from "../run-tracker.js";
+import type { ProtocolLogs } from "./protocol-log.js";
 import type { SharedAgentRuns } from "./shared-agent-runs.js";
 
 /** What the Agent Protocol's runs are made with. */
@@ -22,4 +23,6 @@ export interface AgentRunsOptions {
   retainEventsOf?: number;
   /** The deployment's shared queue: background runs go on it, joins and cancels reach any process. */
   shared?: SharedAgentRuns;
+  /** Where protocol v2's runs log their threads' events without a shared queue (default: this process's memory). */
+  protocolLogs?: ProtocolLogs;
 }

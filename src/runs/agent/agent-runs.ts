@@ -13,14 +13,16 @@ import { type AgentRunRequest, checkpointThreadId, newRunRecord, runnableConfigO
 import { type Backend, driveGraph, type JobRun, type LiveRun, prepareRun, settleRun, takeoverPoint } from "./agent-run-start.js";
 import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { modelOfAssistant } from "./assistants.js";
+import { MemoryProtocolLogs, type ProtocolLogs } from "./protocol-log.js";
+import { protocolSink } from "./protocol-sink.js";
 import { RunEvents } from "./run-events.js";
 import {
-  activeRuns,
   awaitCancelled,
   awaitRunEnd,
   enqueueRun,
   jobEvents,
   leaseWhenFree,
+  othersActive,
   RUN_RESULT,
   sharedFollower,
   sharedResult,
@@ -40,9 +42,12 @@ export class AgentRuns {
   readonly #ended = new Map<string, number>();
   /** The runs of each thread that have not ended, in order: the first runs, the rest wait (`enqueue`). */
   readonly #queues = new Map<string, LiveRun[]>();
+  /** Protocol v2's thread logs: the deployment's with a shared queue, else this process's. */
+  readonly protocolLogs: ProtocolLogs;
 
   constructor(options: AgentRunsOptions) {
     this.#options = options;
+    this.protocolLogs = options.shared?.protocolLogs ?? options.protocolLogs ?? new MemoryProtocolLogs();
   }
 
   /** A call to a backend, under the server's deadline. */
@@ -111,7 +116,7 @@ export class AgentRuns {
   }
 
   /**
-   * A run created in the background (`POST /threads/{id}/runs`): on the shared queue when the
+   * A run created in the background (`POST /threads/{id}/runs`, protocol v2's `run.start`): on the shared queue when the
    * deployment has one, so that any process works it, takes it over from a worker that died,
    * and serves its joins and cancels; otherwise run here, as `start` does.
    */
@@ -180,6 +185,8 @@ export class AgentRuns {
     let threadStatus: AgentThreadRecord["status"] = "idle";
     let failure: string | null = null;
     let outcome: JobOutcome = "done";
+    const protocol =
+      request.protocol === true ? protocolSink(this.protocolLogs.log(record.scope, record.thread_id), request.assistantId) : undefined;
     // A cancel from any process reaches the job's signal, with what it asked for.
     const jobAborted = () => {
       const reason = job?.signal.reason;
@@ -204,6 +211,7 @@ export class AgentRuns {
       if (lease === null) throw new AgentConflictError("This thread is running a run on another server process.");
       const goesOn = await takeoverPoint(graph, checkpointThread, live.record, job?.attempt, this.#call);
       await this.#setRun(live, "running");
+      protocol?.open();
       // A queued run's first metadata was logged when it was queued; a takeover says its attempt.
       if (job === undefined || job.attempt > 1) events.push("metadata", { run_id: record.run_id, attempt: job?.attempt ?? 1 });
       signal = anySignal([controller.signal, lease.signal]);
@@ -222,7 +230,7 @@ export class AgentRuns {
         callbacks,
         signal: signal.signal,
       });
-      const ended = await driveGraph(graph, request, config, record.run_id, events, this.#call, goesOn);
+      const ended = await driveGraph(graph, request, config, record.run_id, events, this.#call, goesOn, protocol);
       live.result = ended.result;
       if (ended.interrupted) threadStatus = "interrupted";
     } catch (error) {
@@ -252,24 +260,21 @@ export class AgentRuns {
       signal?.dispose();
       job?.signal.removeEventListener("abort", jobAborted);
       if (usage !== undefined) this.#options.onUsage?.(run.model, usage.usage());
-      await lease?.release().catch(() => {});
       this.#options.tracker.finish(controller);
       const queue = (this.#queues.get(key) ?? []).filter((other) => other !== live);
       if (queue.length === 0) this.#queues.delete(key);
       else this.#queues.set(key, queue);
       if (outcome === "done") {
-        const busy =
-          queue.length > 0 ||
-          (job !== undefined &&
-            (await activeRuns(this.#options.records, this.#call, record.scope, record.thread_id)
-              .then((runs) => runs.some((other) => other.run_id !== record.run_id))
-              .catch(() => false)));
+        const busy = queue.length > 0 || (job !== undefined && (await othersActive(this.#options.records, this.#call, record)));
         await this.#settle(live, run, { status, threadStatus, failure, busy });
         await job?.writer?.finish();
       } else {
         await job?.writer?.flush();
       }
-      request.protocol?.ended({ status, interrupted: threadStatus === "interrupted", failure });
+      // Its thread's log says how it ended once its records do (an answer to an interrupt finds the
+      // thread interrupted); one that goes on elsewhere says nothing. Then the thread's next run may start.
+      await (outcome === "done" ? protocol?.ended({ status, interrupted: threadStatus === "interrupted", failure }) : protocol?.leave());
+      await lease?.release().catch(() => {});
       this.#ended.set(record.run_id, Date.now());
       this.#forgetEnded();
     }

@@ -5,6 +5,7 @@ import { withDeadline } from "../../util/deadline.js";
 import type { AgentRunJob, AgentRunQueue, BackgroundEventLog } from "../jobs.js";
 import { type AgentRunRequest, newRunRecord } from "./agent-run-config.js";
 import type { Backend } from "./agent-run-start.js";
+import type { ProtocolLogs } from "./protocol-log.js";
 import { type LoggedEvent, RunEvents } from "./run-events.js";
 
 /**
@@ -17,6 +18,8 @@ export interface SharedAgentRuns {
   events: BackgroundEventLog<LoggedEvent>;
   /** A queued run's thread lease expires this soon after its worker stops (the queue's takeover time). */
   leaseTtlMs?: number;
+  /** Protocol v2's thread logs, which the worker of a protocol run writes and any process follows. */
+  protocolLogs: ProtocolLogs;
 }
 
 /** How often a queued run looks again for its thread's lease (held by the run before it). */
@@ -98,6 +101,13 @@ export async function activeRuns(records: AgentRecords, backend: Backend, scope:
   return runs.filter((run) => run.status === "pending" || run.status === "running");
 }
 
+/** Whether the thread of `run` has another run that waits or runs, on any process (false when the records cannot say). */
+export function othersActive(records: AgentRecords, backend: Backend, run: AgentRunRecord): Promise<boolean> {
+  return activeRuns(records, backend, run.scope, run.thread_id)
+    .then((runs) => runs.some((other) => other.run_id !== run.run_id))
+    .catch(() => false);
+}
+
 /**
  * Queues a background run on the shared queue: the multitask strategy against the runs the
  * thread has on any process, then the records (`pending`, the thread busy), then the job.
@@ -157,8 +167,7 @@ async function admitRun(
     await records.putThread({ ...thread, status: "busy", updated_at: at, graph_id: model });
     await records.putRun(record);
   });
-  const { protocol: _protocol, ...carried } = request;
-  const job: AgentRunJob = { kind: "agent-run", runId: record.run_id, threadId: id, scope, request: { ...carried }, queuedAt: Date.now() };
+  const job: AgentRunJob = { kind: "agent-run", runId: record.run_id, threadId: id, scope, request: { ...request }, queuedAt: Date.now() };
   try {
     // Its log starts now, with the stream's first event: a join or a join stream follows it from here.
     const metadata: LoggedEvent = { id: 0, event: "metadata", json: JSON.stringify({ run_id: record.run_id, attempt: 1 }) };

@@ -92,7 +92,7 @@ export function langGraphRoutes(
     records,
     runs,
     threads,
-    protocol: new ProtocolThreads({ threads, matches: matchesFilter }),
+    protocol: new ProtocolThreads({ threads, logs: runs.protocolLogs, matches: matchesFilter }),
     scopeOf: (request) => requestScope(request, context.checkpointScope),
     modelOf: (request, assistantId) => {
       const model = modelOfAssistant(registry, assistantId);

@@ -76,7 +76,7 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
       // Counted against the tenant's and the model's limits, as every run is.
       const admission = await routes.limits?.admit(request, reply, model);
       try {
-        return (await runs.start(scope, threadId, run, admission)).run;
+        return await runs.startInBackground(scope, threadId, run, admission);
       } catch (error) {
         await admission?.();
         throw error;

@@ -5,7 +5,7 @@ import { UpgradeRequiredError } from "../../errors/catalogue.js";
 import { toServeError } from "../../errors/to-serve-error.js";
 import { whenSocketWritable } from "../../http/writable.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
-import type { ProtocolEvent, ProtocolFilter } from "../../runs/agent/protocol-log.js";
+import type { LoggedProtocolEvent, ProtocolEvent, ProtocolFilter } from "../../runs/agent/protocol-log.js";
 import type { ProtocolCommand, StartRun } from "../../runs/agent/protocol-threads.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 
@@ -69,26 +69,36 @@ function serveSocket(
   const send = (json: string) => {
     if (socket.readyState === OPEN) socket.send(json);
   };
+  /** The `seq` of the last event the socket's feed took from the thread's log. */
+  let fed = 0;
+  /** What the feed takes while a subscription's replay is read: sent after the replay, in order. */
+  let held: LoggedProtocolEvent[] | undefined;
   const answer = (id: number | null, response: Record<string, unknown>) =>
-    send(
-      JSON.stringify({
-        id,
-        meta: { thread_id: threadId, applied_through_seq: protocol.seq(scope, threadId) },
-        ...response,
-      }),
-    );
+    send(JSON.stringify({ id, meta: { thread_id: threadId, applied_through_seq: fed }, ...response }));
   const fail = (id: number | null, error: string, message: string) => answer(id, { type: "error", error, message });
-
-  // One feed of the thread's events from now on; each goes out once if a subscription wants it.
-  const start = protocol.seq(scope, threadId);
-  void (async () => {
-    for await (const { event, json } of protocol.followAll(scope, threadId, start, controller.signal)) {
-      for (const subscription of subscriptions.values()) {
-        if (event.seq > subscription.after && deps.matches(event, subscription.filter)) {
-          send(json);
-          break;
-        }
+  /** An event goes out once if a subscription wants it. */
+  const deliver = ({ event, json }: LoggedProtocolEvent) => {
+    for (const subscription of subscriptions.values()) {
+      if (event.seq > subscription.after && deps.matches(event, subscription.filter)) {
+        send(json);
+        return;
       }
+    }
+  };
+
+  // One feed of the thread's events from now on (the log may be another process's, in Redis).
+  const feedStart = protocol.seq(scope, threadId).then((seq) => {
+    fed = seq;
+  });
+  void (async () => {
+    await feedStart;
+    for await (const logged of protocol.followAll(scope, threadId, fed, controller.signal)) {
+      fed = logged.event.seq;
+      if (held !== undefined) {
+        held.push(logged);
+        continue;
+      }
+      deliver(logged);
       // A client that stops reading is waited for (the events stay in the thread's log), then dropped.
       const full = whenSocketWritable(socket, deps.routes.stalledClientMs);
       if (full !== undefined) await full;
@@ -105,22 +115,33 @@ function serveSocket(
     // Limits count the run; a refusal is the command's error (the socket has no headers to set).
     const admission = await deps.routes.limits?.admit(request, undefined, model);
     try {
-      return (await runs.start(scope, threadId, run, admission)).run;
+      return await runs.startInBackground(scope, threadId, run, admission);
     } catch (error) {
       await admission?.();
       throw error;
     }
   };
 
-  const subscribe = (id: number, params: unknown) => {
+  const subscribe = async (id: number, params: unknown) => {
     const filter = deps.parseFilter(params ?? {});
+    await feedStart;
     const subscriptionId = uuid7();
-    // Answer first, then the replay, then live: all in one turn, so nothing falls between them.
-    const { events, seq } = protocol.logged(scope, threadId, filter.since ?? 0);
-    const replay = events.filter(({ event }) => deps.matches(event, filter));
-    answer(id, { type: "success", result: { subscription_id: subscriptionId, replayed_events: replay.length } });
-    for (const { json } of replay) send(json);
-    subscriptions.set(subscriptionId, { filter, after: seq });
+    // Answer first, then the replay (up to where the feed stands), then live: what the feed
+    // takes meanwhile is held and goes out after the replay, so nothing falls between them.
+    held = [];
+    try {
+      const upTo = fed;
+      const since = filter.since ?? 0;
+      const { events } = since >= upTo ? { events: [] } : await protocol.logged(scope, threadId, since);
+      const replay = events.filter(({ event }) => event.seq <= upTo && deps.matches(event, filter));
+      answer(id, { type: "success", result: { subscription_id: subscriptionId, replayed_events: replay.length } });
+      for (const { json } of replay) send(json);
+      subscriptions.set(subscriptionId, { filter, after: Math.max(upTo, since) });
+    } finally {
+      const taken = held;
+      held = undefined;
+      for (const logged of taken) deliver(logged);
+    }
   };
 
   const handle = async (data: string) => {
@@ -143,7 +164,7 @@ function serveSocket(
     try {
       switch (command.method) {
         case "subscription.subscribe":
-          subscribe(command.id, params);
+          await subscribe(command.id, params);
           return;
         case "subscription.unsubscribe": {
           const subscriptionId = typeof params.subscription_id === "string" ? params.subscription_id : "";

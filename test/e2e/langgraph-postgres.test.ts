@@ -321,6 +321,83 @@ export const steps = new StateGraph(MessagesAnnotation)
     }
   });
 
+  test("protocol v2: events followed on one replica, commands sent to others, the run's replica killed mid-run", async () => {
+    while (up().length < 3) await start();
+    const threadId = crypto.randomUUID();
+    const post = (server: RunningServer, path: string, body: unknown, signal?: AbortSignal) =>
+      fetch(`${new URL(server.baseURL).origin}/threads/${threadId}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    const command = async (server: RunningServer, method: string, params: Record<string, unknown> = {}) =>
+      (await (await post(server, "/commands", { id: 1, method, params })).json()) as Record<string, any>;
+    // The thread's events, followed on one replica; when it goes, again from the last `seq` on another.
+    const seen: { seq: number; method: string; params: { namespace: string[]; node?: string; data: any } }[] = [];
+    const follow = async () => {
+      for (;;) {
+        const via = up()[0]!;
+        const controller = new AbortController();
+        try {
+          const response = await post(
+            via,
+            "/stream/events",
+            { channels: ["lifecycle", "updates"], since: seen.at(-1)?.seq ?? 0 },
+            controller.signal,
+          );
+          let text = "";
+          for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+            text += Buffer.from(chunk).toString();
+            for (let end = text.indexOf("\n\n"); end !== -1; end = text.indexOf("\n\n")) {
+              const data = text
+                .slice(0, end)
+                .split("\n")
+                .find((line) => line.startsWith("data: "));
+              text = text.slice(end + 2);
+              if (data === undefined) continue;
+              const event = JSON.parse(data.slice(6));
+              seen.push(event);
+              if (event.method === "lifecycle" && event.params.namespace.length === 0 && event.params.data.event === "completed") return;
+            }
+          }
+        } catch {
+          // Its replica went: on to another.
+        } finally {
+          controller.abort();
+        }
+      }
+    };
+    const following = follow();
+    const [, commands, reads] = up();
+    const started = await command(commands!, "run.start", { assistant_id: "steps", input: user("go") });
+    assert.equal(started.type, "success", JSON.stringify(started));
+    await eventually(async () => assert.equal((await current(threadId)).step, "two"), 10_000, 20);
+    const { pid } = await current(threadId);
+    await up()
+      .find((server) => server.child.pid === pid)!
+      .stop("SIGKILL");
+    await following;
+    const updates = seen.filter((event) => event.method === "updates" && event.params.namespace.length === 0);
+    assert.deepEqual(
+      updates.map((event) => event.params.node),
+      ["one", "two", "three"],
+    );
+    assert.ok(
+      seen.every((event, index) => index === 0 || event.seq > seen[index - 1]!.seq),
+      "numbered in order, none twice",
+    );
+    assert.equal(await count(threadId, "one"), 1);
+    assert.equal(await count(threadId, "three"), 1);
+    // Commands on any replica read the same thread: its state, its tree, its log.
+    const via = up().find((server) => server !== reads) ?? reads!;
+    const state = await command(via, "state.get");
+    assert.equal(lastText(state.result.values), "three done");
+    const tree = await command(up()[0]!, "agent.getTree");
+    assert.equal(tree.result.tree.status, "completed");
+    assert.equal(tree.meta.applied_through_seq >= seen.at(-1)!.seq, true);
+  });
+
   test("behind HAProxy, round robin per request: runs, joins, reconnects and reject hold whichever replica answers", {
     skip: haproxy.skip,
   }, async () => {
@@ -356,5 +433,14 @@ export const steps = new StateGraph(MessagesAnnotation)
     );
     assert.equal(await count(thread.thread_id, "one"), 1);
     assert.equal(lastText((await lb.threads.get(thread.thread_id)).values), "three done");
+    // Protocol v2 through the balancer, as the SDK's ThreadStream speaks it: its event stream on
+    // one replica, each command on the next.
+    const protocol = lb.threads.stream({ assistantId: "steps" });
+    const values = protocol.values;
+    await protocol.run.start({ input: user("go") });
+    assert.equal(lastText(await values), "three done");
+    const state = (await protocol.state.get({ namespace: [] })) as { values: unknown };
+    assert.equal(lastText(state.values), "three done");
+    await protocol.close();
   });
 });

@@ -48,6 +48,11 @@ export function apiSurfaces(options: SwitchOptions, context: SwitchContext & { e
   return [...of(LEADING), modelsSurface(), chatSurface(), responsesSurface(), ...of(TRAILING)];
 }
 
+/** The surfaces on mounts of their own (the Agent Protocol's): for a banner that lists every surface served. */
+export function ownMountSurfaces(options: SwitchOptions, context: SwitchContext & { env: EnvSettings }): Surface[] {
+  return (OWN as readonly AnySwitch[]).flatMap((gate) => mounted(gate, options, context.env, context));
+}
+
 /** What `chat-serve start` serves from the config's `server` settings, here, in this kind of process: one option per switch. */
 export function switchSettings(server: Readonly<Record<string, unknown>>, place: SwitchPlace): SwitchOptions {
   return Object.fromEntries((SWITCHES as readonly AnySwitch[]).map((gate) => [gate.key, gate.fromConfig(server[gate.key], place)]));

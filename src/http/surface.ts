@@ -79,6 +79,12 @@ export interface SwitchPlace {
   loopback: boolean;
   /** A worker of `--workers`, whose requests any worker may take: nothing of its own may outlive a request. */
   isWorker: boolean;
+  /**
+   * Every process of the deployment shares runs and their events: a shared queue on Redis, the
+   * store and the checkpointer in Postgres. What a worker of `--workers` serves then outlives
+   * a request on any of them.
+   */
+  shared: boolean;
   /** The environment's settings (`SVC_CHAT_API_DOCS_ENABLED`…). */
   env: EnvSettings;
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@langchain/langgraph-sdk";
 import OpenAI from "openai";
 import pg from "pg";
 import { RedisRunCoordinator } from "../../src/coordination/redis-run-coordinator.js";
@@ -259,6 +260,36 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
     assert.equal(await server.stop("SIGTERM"), 0);
   });
 
+  test("the Agent Protocol on every worker: a thread's runs, its interrupt and protocol v2 reach any of them", async () => {
+    const { dir, env } = project();
+    const server = await startCli(["--workers", "2"], { cwd: dir, env });
+    cleanups.push(() => void server.stop("SIGKILL"));
+    const origin = new URL(server.baseURL).origin;
+    await eventually(async () => assert.match(server.output(), new RegExp(`\\n {2}langgraph +${origin}`, "u")), 5_000);
+    // A connection per request, so that both workers take them.
+    const client = new Client({ apiUrl: origin, defaultHeaders: { connection: "close" } });
+    try {
+      const thread = await client.threads.create();
+      const paused = (await client.runs.wait(thread.thread_id, "counter", { input: { messages: [{ role: "user", content: "go" }] } })) as {
+        __interrupt__?: unknown[];
+      };
+      assert.equal(paused.__interrupt__?.length, 1);
+      assert.equal((await client.threads.get(thread.thread_id)).status, "interrupted");
+      const done = await client.runs.wait(thread.thread_id, "counter", { command: { resume: "yes" } });
+      assert.equal((done as { messages: { content: string }[] }).messages.at(-1)?.content, "done");
+      assert.equal((await client.runs.list(thread.thread_id)).length, 2);
+      // Protocol v2: its event stream on one connection, each command on a new one.
+      const stream = client.threads.stream({ assistantId: "echo" });
+      const values = stream.values;
+      await stream.run.start({ input: { messages: [{ role: "user", content: "hello workers" }] } });
+      assert.equal(((await values) as { messages: { content: string }[] }).messages.at(-1)?.content, "echo: hello workers");
+      await stream.close();
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nchat-serve's output:\n${server.output()}`, { cause: error });
+    }
+    assert.equal(await server.stop("SIGTERM"), 0);
+  });
+
   test("one scrape returns the whole cluster: on the metrics port, and under the API path", async () => {
     const metricsPort = await freePort();
     const requestsOf = (text: string) =>
@@ -309,6 +340,7 @@ describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
     assert.match(server.output(), /\n {2}mcp +http:\/\/127\.0\.0\.1:\d+\/v1\/mcp {2}\(Streamable HTTP; no sessions/u);
     assert.match(server.output(), /\n {2}a2a +http:\/\/127\.0\.0\.1:\d+\/v1\/a2a/u);
     assert.match(server.output(), /\n {2}stored +responses and conversations in memory/u);
+    assert.match(server.output(), /\n {2}langgraph +off with --workers: each worker would keep its own threads and runs/u);
     assert.equal(server.output().match(/^ {2}version/gmu)?.length, 1, "one banner, from the primary");
     // The ready line comes once both workers listen; new connections reach either.
     for (let index = 0; index < 6; index += 1) {

@@ -7,7 +7,7 @@ import { readEnvSettings } from "../../src/http/env.js";
 const env = readEnvSettings({});
 /** What `start` serves for `server.mcp` on a loopback or network address, in a worker or not (undefined: off). */
 function mcpSettings(value: unknown, loopback: boolean, isWorker: boolean) {
-  const setting = switchSettings({ mcp: value }, { loopback, isWorker, env }).mcp;
+  const setting = switchSettings({ mcp: value }, { loopback, isWorker, shared: false, env }).mcp;
   return setting === false ? undefined : setting;
 }
 

@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import path from "node:path";
 import chalk from "chalk";
 import { ChatServe } from "../../app/chat-serve.js";
-import { apiSurfaces, offNotes, switchSettings } from "../../app/surfaces.js";
+import { apiSurfaces, offNotes, ownMountSurfaces, switchSettings } from "../../app/surfaces.js";
 import { storeConfigOf, webhookTargetsOf } from "../../config/define-config.js";
 import { findConfigFile, loadConfig } from "../../config/load-config.js";
 import { UserError } from "../../errors/catalogue.js";
@@ -147,14 +147,10 @@ export async function startCommand(options: StartOptions): Promise<void> {
       const setup = await backgroundSetup(loaded, backends, { warn: () => {} });
       if (setup.kind === "shared") await setup.shared.queue.close();
       await backends.close();
-      const place = { loopback: isLoopback(host), isWorker: true, env };
+      const place = { loopback: isLoopback(host), isWorker: true, shared: sharesRuns(setup, backends), env };
       const selection = switchSettings(server, place);
-      const surfaces = apiSurfaces(selection, {
-        models: registry.getGraphNames(),
-        background: setup.kind !== "unavailable",
-        version: "",
-        env,
-      });
+      const context = { models: registry.getGraphNames(), background: setup.kind !== "unavailable", version: "", env };
+      const surfaces = [...apiSurfaces(selection, context), ...ownMountSurfaces(selection, context)];
       const describe = (address: string) =>
         banner({
           address,
@@ -218,7 +214,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   });
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   warn = (object, message) => serve.app.log.warn(object, message);
-  const place = { loopback: isLoopback(host), isWorker: cluster.isWorker, env };
+  const place = { loopback: isLoopback(host), isWorker: cluster.isWorker, shared: sharesRuns(setup, backends), env };
   const selection = switchSettings(server, place);
   const app = await serve.bind({ prefix, ...selection, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
@@ -337,4 +333,9 @@ export async function startCommand(options: StartOptions): Promise<void> {
     await closed;
     process.exit(0);
   });
+}
+
+/** Every process shares runs and their events: a shared queue, the store and the checkpointer durable. */
+function sharesRuns(setup: { kind: string }, backends: { durable: boolean; store: { durable: boolean } }): boolean {
+  return setup.kind === "shared" && backends.durable && backends.store.durable;
 }

@@ -61,7 +61,7 @@ export interface ProtocolLogs {
  * at least the last `capacity` events (a tenth more before the oldest go); followers end when
  * the log is closed.
  */
-export class ProtocolLog implements ThreadLog {
+class ProtocolLog implements ThreadLog {
   /** The tenant whose thread it is: what the cap's fair eviction counts by. */
   readonly scope: string;
   readonly #events: LoggedProtocolEvent[] = [];

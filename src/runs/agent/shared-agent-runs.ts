@@ -96,7 +96,7 @@ export class SharedLogWriter {
 }
 
 /** The runs of a thread that wait or run, on any process (their records say). */
-export async function activeRuns(records: AgentRecords, backend: Backend, scope: string, threadId: string): Promise<AgentRunRecord[]> {
+async function activeRuns(records: AgentRecords, backend: Backend, scope: string, threadId: string): Promise<AgentRunRecord[]> {
   const runs = await backend("the thread records", () => records.listRuns(scope, threadId));
   return runs.filter((run) => run.status === "pending" || run.status === "running");
 }

@@ -149,18 +149,23 @@ function ownPrefix(setting: LangGraphBindSettings | true): string {
 
 /**
  * `server.langgraph` / `bind({ langgraph })`: on for `start` unless the config turns it off,
- * off for `bind()` unless asked. Its threads and runs are recorded in the process that serves
- * them, so a worker of `--workers` (whose requests any worker may take) serves none.
+ * off for `bind()` unless asked. A worker of `--workers` (whose requests any worker may take)
+ * serves it when the deployment shares its threads, runs and their events (`place.shared`);
+ * otherwise they would live in one worker only, and it is off.
  */
 export const langgraphSwitch: SurfaceSwitch<"langgraph", LangGraphBindSettings> = {
   key: "langgraph",
-  fromConfig: (value, { isWorker }) => {
-    if (value === false || isWorker) return false;
+  fromConfig: (value, { isWorker, shared }) => {
+    if (value === false || (isWorker && !shared)) return false;
     if (typeof value !== "object" || value === null) return {};
     const { prefix, websocket } = value as { prefix?: string; websocket?: boolean };
     return { ...(prefix === undefined ? {} : { prefix }), ...(websocket === undefined ? {} : { websocket }) };
   },
   bindDefault: () => false,
+  offNote: ({ isWorker, shared }) =>
+    isWorker && !shared
+      ? 'off with --workers: each worker would keep its own threads and runs. Share them (store and checkpointer { kind: "postgres" }, coordinator { kind: "redis" }) to serve it from every worker'
+      : undefined,
   ownPrefix,
   surfaces: (setting, { version }) => [langgraphSurface({ ...(setting === true ? {} : setting), prefix: ownPrefix(setting), version })],
 };

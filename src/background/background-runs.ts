@@ -9,6 +9,7 @@ import type { RunLogger } from "../runs/prepare-run.js";
 import type { RunTracker } from "../runs/run-tracker.js";
 import type { ResponseObject } from "../wire/responses-response.js";
 import type { BackgroundJob, BackgroundQueue } from "./job-queue.js";
+import type { RedisSessions } from "./redis-sessions.js";
 import type { WebhookSender } from "./webhooks.js";
 
 // The run engine (and the Responses dialect) load with the first background response
@@ -89,6 +90,11 @@ export class BackgroundRuns {
     const { queue, agentEvents, protocolLogs, leaseTtlMs } = this.#options;
     if (!queue.shared || agentEvents === undefined || protocolLogs === undefined) return undefined;
     return { queue, events: agentEvents, protocolLogs, ...(leaseTtlMs === undefined ? {} : { leaseTtlMs }) };
+  }
+
+  /** Sessions every process shares (MCP's), on a shared queue; undefined on the embedded one. */
+  get sharedSessions(): RedisSessions | undefined {
+    return this.#options.queue.shared ? this.#options.queue.sessions : undefined;
   }
 
   /** The engine that runs the Agent Protocol's queued runs in this process (the surface's, loaded when first needed). */

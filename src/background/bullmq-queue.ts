@@ -6,6 +6,7 @@ import { withDeadline } from "../util/deadline.js";
 import { type BackgroundQueue, type JobHandler, jobIdOf, type QueuedJob } from "./job-queue.js";
 import { RedisEventLog } from "./redis-event-log.js";
 import { RedisProtocolLogs } from "./redis-protocol-logs.js";
+import { RedisSessions } from "./redis-sessions.js";
 
 /** The reasons this queue gives BullMQ's cancel, read back from a processor's signal. */
 const CANCELLED = "chat-serve:cancelled";
@@ -47,6 +48,7 @@ export class BullmqQueue implements BackgroundQueue {
   readonly agentEvents: RedisEventLog<LoggedEvent>;
   /** Protocol v2's thread logs, for a command or a stream on any process. */
   readonly protocolLogs: RedisProtocolLogs;
+  readonly sessions: RedisSessions;
   readonly #options: SharedBackgroundOptions;
   readonly #prefix: string;
   /** Commands that fail at once when Redis is away (never queued behind a reconnect). */
@@ -99,6 +101,12 @@ export class BullmqQueue implements BackgroundQueue {
       keyPrefix: this.#prefix,
       timeoutMs: options.timeoutMs,
       warn: (error) => options.log?.warn({ err: error }, "could not log a protocol run's events"),
+    });
+    this.sessions = new RedisSessions({
+      redis: this.#client,
+      keyPrefix: this.#prefix,
+      timeoutMs: options.timeoutMs,
+      warn: (error) => options.log?.warn({ err: error }, "could not listen for the shared sessions' messages"),
     });
     this.#subscriber = new Redis(options.url, {
       connectionName: "chat-serve-background-cancel",
@@ -268,6 +276,7 @@ export class BullmqQueue implements BackgroundQueue {
     await this.events.close();
     await this.agentEvents.close();
     this.protocolLogs.close();
+    this.sessions.close();
     await closing(this.#queue.close(), () => this.#queue.disconnect());
     this.#subscriber.disconnect();
     this.#client.disconnect();

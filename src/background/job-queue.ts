@@ -1,4 +1,5 @@
 import { type AgentRunJob, JobCancelledError, type JobOutcome } from "../runs/jobs.js";
+import type { RedisSessions } from "./redis-sessions.js";
 
 /** What a background job carries: enough for any worker to run it, nothing of the HTTP request. */
 export interface BackgroundJob {
@@ -52,6 +53,8 @@ export interface BackgroundQueue {
    * (a shared queue), rather than end with the process (the embedded one).
    */
   readonly shared: boolean;
+  /** Sessions every process of the deployment shares (MCP's), on a shared queue's Redis. */
+  readonly sessions?: RedisSessions;
   /**
    * Starts no more jobs here. The embedded queue runs the handler of each job still waiting at
    * once with the signal fired by `reason` (no other worker will ever take them); a shared

@@ -4,6 +4,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
 import { requireHaproxy, startHaproxy } from "../helpers/load-balancer.js";
+import { connectMcp, resultText } from "../helpers/mcp.js";
 import { freePort } from "../helpers/private-redis.js";
 import {
   cleanupsAfterAll,
@@ -215,12 +216,15 @@ describe("the Agent Protocol's streamed runs on the shared queue, three replicas
   checkpointer: { kind: "postgres", url: ${JSON.stringify(POSTGRES_URL)}, schema: ${JSON.stringify(schema)} },
   coordinator: { kind: "redis", url: ${JSON.stringify(REDIS_URL)}, keyPrefix: ${JSON.stringify(uniquePrefix())}, leaseTtlMs: 1500 },
   background: { keyPrefix: ${JSON.stringify(`cs-bg-${schema}`)}, takeoverAfter: "2s" },
-  graphs: { steps: { graph: "./steps.ts:steps", description: "three steps" } },
+  graphs: {
+    steps: { graph: "./steps.ts:steps", description: "three steps" },
+    ask: { graph: "./steps.ts:ask", description: "asks first", features: ["INTERRUPTS"] },
+  },
 };`,
       // Three steps; each says which process runs it and counts its completions, in Redis, by thread.
       "steps.ts": `
 import { AIMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { Redis } from "ioredis";
 import { setTimeout as sleep } from "node:timers/promises";
 const redis = new Redis(${JSON.stringify(REDIS_URL)});
@@ -232,6 +236,9 @@ const step = (name) => async (_state, config) => {
   await redis.incr(key + ":" + name);
   return { messages: [new AIMessage(name + " done")] };
 };
+export const ask = new StateGraph(MessagesAnnotation)
+  .addNode("ask", () => ({ messages: [new AIMessage("You answered: " + JSON.stringify(interrupt({ question: "Go on?" })))] }))
+  .addEdge(START, "ask").addEdge("ask", END).compile();
 export const steps = new StateGraph(MessagesAnnotation)
   .addNode("one", step("one")).addNode("two", step("two")).addNode("three", step("three"))
   .addEdge(START, "one").addEdge("one", "two").addEdge("two", "three").addEdge("three", END).compile();
@@ -396,6 +403,34 @@ export const steps = new StateGraph(MessagesAnnotation)
     const tree = await command(up()[0]!, "agent.getTree");
     assert.equal(tree.result.tree.status, "completed");
     assert.equal(tree.meta.applied_through_seq >= seen.at(-1)!.seq, true);
+  });
+
+  test("an MCP session across three replicas behind HAProxy: each question asked on one is answered through another", {
+    skip: haproxy.skip,
+  }, async () => {
+    while (up().length < 3) await start();
+    const replicas = up();
+    const balancer = await startHaproxy(replicas.map((server) => new URL(server.baseURL).host));
+    cleanups.push(balancer.stop);
+    const { client, transport, asked, close } = await connectMcp(`${balancer.origin}/v1/mcp`, {
+      elicit: () => ({ action: "accept", content: { answer: "yes" } }),
+    });
+    for (let round = 0; round < 3; round += 1) {
+      const result = await client.callTool({ name: "ask", arguments: { message: `go ${round}` } });
+      assert.match(resultText(result), /You answered: .*yes/u);
+    }
+    assert.equal(asked.length, 3, "each call asked its question by elicitation");
+    // Round robin per request: the session's requests (and the answers to its questions) reached
+    // every replica, which only a session every replica knows survives. Its end reaches them all.
+    const sessionId = transport.sessionId!;
+    await transport.terminateSession();
+    await close();
+    const ended = await fetch(`${balancer.origin}/v1/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sessionId },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+    });
+    assert.equal(ended.status, 404);
   });
 
   test("behind HAProxy, round robin per request: runs, joins, reconnects and reject hold whichever replica answers", {

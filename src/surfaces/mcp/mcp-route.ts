@@ -6,6 +6,7 @@ import type { RunRouteOptions } from "../../http/run-request.js";
 import type { CarriedBy } from "./mcp-call.js";
 import type { McpServerContext } from "./mcp-server.js";
 import { McpSessions } from "./mcp-sessions.js";
+import { McpSharedSessions } from "./mcp-shared.js";
 
 /** How the MCP route of a mount behaves. */
 export interface McpSettings {
@@ -117,11 +118,20 @@ export function mcpHandler(options: McpRouteOptions): McpHandler {
         Math.min(options.mcp.maxSessionsPerTenant ?? 100, options.mcp.maxSessions ?? 1000),
       )
     : undefined;
+  // On a deployment that shares sessions (Redis), any process answers any session.
+  const directory = options.background?.sharedSessions;
+  const shared =
+    sessions === undefined || directory === undefined
+      ? undefined
+      : new McpSharedSessions(directory, sessions, options.mcp.sessionIdleMs ?? 1_800_000);
   // The MCP SDK loads with the first request: a server that no MCP client calls never loads it.
   let transport: Promise<typeof import("./mcp-transport.js")["mcpTransport"]> | undefined;
   const loadTransport = () => (transport ??= import("./mcp-transport.js").then((module) => module.mcpTransport));
   return {
-    close: async () => sessions?.close(),
+    close: async () => {
+      shared?.close();
+      await sessions?.close();
+    },
     handle: async (request, reply) => {
       const refused = forbidden(request, options);
       if (refused !== undefined) return rpcError(reply, 403, -32000, refused);
@@ -155,7 +165,7 @@ export function mcpHandler(options: McpRouteOptions): McpHandler {
       const carrier: CarriedBy = { request, reply };
       const authInfo = { token: "", clientId: request.chatServeCaller?.tenant ?? "", scopes: [], extra: { carrier } };
       if (sessions === undefined) return transport.statelessRequest(context, reply, request, body, authInfo);
-      return transport.sessionRequest(context, sessions, request, reply, body, authInfo);
+      return transport.sessionRequest(context, sessions, shared, request, reply, body, authInfo);
     },
   };
 }

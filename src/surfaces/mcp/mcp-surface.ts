@@ -7,19 +7,19 @@ export type McpBindSettings = Partial<McpSettings>;
 
 /**
  * The MCP endpoint `start` serves: `server.mcp` when the config sets it, else on where only
- * this machine can reach the server. Sessions stay in the process that opened them, so a
- * worker of `--workers` (whose requests any worker may take) keeps none.
+ * this machine can reach the server. Sessions are shared by every process of a deployment that
+ * shares its runs (Redis); otherwise they stay in the process that opened them, so a worker of
+ * `--workers` (whose requests any worker may take) keeps none.
  */
 function mcpSettingsFromConfig(
   setting: boolean | { sessions?: boolean; maxSessions?: number; maxSessionsPerTenant?: number } | undefined,
-  loopback: boolean,
-  isWorker: boolean,
+  place: { loopback: boolean; isWorker: boolean; shared: boolean },
 ): McpBindSettings | false {
-  const on = setting === undefined ? loopback : setting !== false;
+  const on = setting === undefined ? place.loopback : setting !== false;
   if (!on) return false;
-  const sessions = isWorker ? false : typeof setting === "object" ? (setting.sessions ?? true) : true;
+  const sessions = place.isWorker && !place.shared ? false : typeof setting === "object" ? (setting.sessions ?? true) : true;
   const caps = typeof setting === "object" ? { maxSessions: setting.maxSessions, maxSessionsPerTenant: setting.maxSessionsPerTenant } : {};
-  return { sessions, loopbackOnly: loopback, ...Object.fromEntries(Object.entries(caps).filter(([, value]) => value !== undefined)) };
+  return { sessions, loopbackOnly: place.loopback, ...Object.fromEntries(Object.entries(caps).filter(([, value]) => value !== undefined)) };
 }
 
 /** Every model as an MCP tool at `/mcp` (Streamable HTTP), each with its tool name (docs/mcp.md). */
@@ -85,8 +85,7 @@ function mcpSurface(setting: true | McpBindSettings, models: readonly string[]):
 /** `server.mcp` / `bind({ mcp })`: see `mcpSettingsFromConfig`; off for `bind()` unless asked. */
 export const mcpSwitch: SurfaceSwitch<"mcp", McpBindSettings> = {
   key: "mcp",
-  fromConfig: (value, { loopback, isWorker }) =>
-    mcpSettingsFromConfig(value as Parameters<typeof mcpSettingsFromConfig>[0], loopback, isWorker),
+  fromConfig: (value, place) => mcpSettingsFromConfig(value as Parameters<typeof mcpSettingsFromConfig>[0], place),
   bindDefault: () => false,
   surfaces: (setting, { models }) => [mcpSurface(setting, models)],
 };

@@ -75,7 +75,11 @@ export class RedisSessions {
   listen(listener: (message: SessionMessage) => void): () => void {
     this.#listeners.add(listener);
     if (this.#subscriber === undefined) {
-      const subscriber = this.#redis.duplicate({ connectionName: "chat-serve-sessions", maxRetriesPerRequest: null, enableOfflineQueue: true });
+      const subscriber = this.#redis.duplicate({
+        connectionName: "chat-serve-sessions",
+        maxRetriesPerRequest: null,
+        enableOfflineQueue: true,
+      });
       subscriber.on("error", () => {});
       subscriber.on("message", (_channel: string, text: string) => {
         let message: SessionMessage & { from?: string };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { once as onceEvent } from "node:events";
 import { createRequire } from "node:module";
 import type { Redis, RedisOptions } from "ioredis";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
@@ -77,19 +78,29 @@ export class RedisRunCoordinator implements RunCoordinator {
     const redisKey = `${this.#prefix}${key}`;
     const token = randomUUID();
     const ttlMs = Math.max(1_000, Math.min(options.ttlMs ?? this.#ttlMs, this.#ttlMs));
-    const acquired = await this.#redis.set(redisKey, token, "PX", ttlMs, "NX");
+    // Tried again on a new connection when the first got no answer: the key may hold our token already.
+    const acquired = await this.#command(
+      () => this.#redis.set(redisKey, token, "PX", ttlMs, "NX"),
+      async () =>
+        (await this.#redis.set(redisKey, token, "PX", ttlMs, "NX")) ?? ((await this.#redis.get(redisKey)) === token ? "OK" : null),
+    );
     if (acquired !== "OK") return null;
     const controller = new AbortController();
+    const every = Math.max(100, Math.floor(ttlMs / 3));
+    let renewedAt = Date.now();
     const renew = async () => {
       try {
-        const renewed = await this.#redis.eval(RENEW, 1, redisKey, token, String(ttlMs));
+        const renewed = await this.#command(() => this.#redis.eval(RENEW, 1, redisKey, token, String(ttlMs)));
         if (renewed !== 1) controller.abort(new Error("the run's lease was taken by another holder"));
+        else renewedAt = Date.now();
       } catch (error) {
-        controller.abort(new Error("the run's lease could not be renewed", { cause: error }));
+        // One renewal missed (a connection replaced meanwhile) leaves time for the next; the run
+        // stops only when the next would come after the lease has expired.
+        if (Date.now() + every >= renewedAt + ttlMs) controller.abort(new Error("the run's lease could not be renewed", { cause: error }));
       }
       if (controller.signal.aborted) clearInterval(timer);
     };
-    const timer = setInterval(() => void renew(), Math.max(100, Math.floor(ttlMs / 3)));
+    const timer = setInterval(() => void renew(), every);
     timer.unref();
     return {
       key,
@@ -97,7 +108,7 @@ export class RedisRunCoordinator implements RunCoordinator {
       release: once(async () => {
         clearInterval(timer);
         try {
-          await this.#redis.eval(RELEASE, 1, redisKey, token);
+          await this.#command(() => this.#redis.eval(RELEASE, 1, redisKey, token));
         } catch {
           // Redis is unreachable: the key expires after its TTL.
         }
@@ -117,7 +128,65 @@ export class RedisRunCoordinator implements RunCoordinator {
 
   async check(): Promise<void> {
     await this.#connected();
-    await this.#redis.ping();
+    await this.#command(
+      () => this.#redis.ping(),
+      () => this.#redis.ping(),
+    );
+  }
+
+  /**
+   * A command on the client. One that gets no answer leaves a connection that may have gone
+   * stale without a word (a load balancer or a NAT forgot it): the client drops it and connects
+   * again, so that no later command waits on it. With `again`, the first try gets half the
+   * deadline, and `again` is tried once on the new connection if it is up within a quarter
+   * more: the request that found the stale connection is answered. A Redis that is really down
+   * fails both within the deadline.
+   */
+  async #command<T>(operation: () => Promise<T>, again?: () => Promise<T>): Promise<T> {
+    if (again === undefined) {
+      try {
+        return await operation();
+      } catch (error) {
+        if (error instanceof Error && /Command timed out/u.test(error.message) && this.#redis.status === "ready") this.#dropConnection();
+        throw error;
+      }
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.#timeoutMs / 2);
+    });
+    const first = operation().then((value) => ({ value }));
+    try {
+      const answered = await Promise.race([first, silent]);
+      if (answered !== undefined) return answered.value;
+    } finally {
+      clearTimeout(timer);
+    }
+    // The first try goes on unheard (it fails when its connection goes, or answers late).
+    first.catch(() => {});
+    const reconnected = this.#readyWithin(this.#timeoutMs / 4);
+    this.#dropConnection();
+    if (!(await reconnected)) throw new Error("Redis did not answer, on its connection or on a new one.");
+    return again();
+  }
+
+  /** Drops the connection at once (no goodbye a silent peer would never answer); the client connects again. */
+  #dropConnection(): void {
+    this.#redis.stream?.destroy();
+  }
+
+  /** Whether the client is connected again (its next `ready`) within `ms`. */
+  async #readyWithin(ms: number): Promise<boolean> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), ms);
+    try {
+      await onceEvent(this.#redis, "ready", { signal: controller.signal });
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

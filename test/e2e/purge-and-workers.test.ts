@@ -195,7 +195,7 @@ describe("pending-run expiry", { skip, timeout: 60_000 }, () => {
   });
 });
 
-describe("chat-serve start --workers", { skip, timeout: 60_000 }, () => {
+describe("chat-serve start --workers", { skip, timeout: 180_000 }, () => {
   test("N workers serve one port and share interrupt runs", async () => {
     const { dir, env } = project();
     const server = await startCli(["--workers", "2"], { cwd: dir, env });

@@ -8,6 +8,8 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 export class TcpProxy {
   #server: Server | undefined;
   readonly #sockets = new Set<Socket>();
+  /** Each forwarded connection: the client's side and the service's. */
+  readonly #pairs = new Set<{ client: Socket; upstream: Socket }>();
   #blackholed = false;
   port = 0;
 
@@ -43,6 +45,9 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
+      const pair = { client, upstream };
+      this.#pairs.add(pair);
+      client.once("close", () => this.#pairs.delete(pair));
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(this.port, "127.0.0.1", resolve));
@@ -73,6 +78,29 @@ export class TcpProxy {
       socket.unpipe();
       socket.pause();
     }
+  }
+
+  /**
+   * Forgets the open connections, as a NAT or a load balancer does once its idle timeout has
+   * passed: they look open to both ends until the client sends on one, which is then reset
+   * (TCP RST), or with `silently`, whose bytes then go nowhere and nothing is ever said. New
+   * connections are forwarded as before.
+   */
+  forget(options: { silently?: boolean } = {}): void {
+    for (const { client, upstream } of this.#pairs) {
+      client.unpipe();
+      upstream.unpipe();
+      if (options.silently === true) {
+        client.on("data", () => {});
+      } else {
+        client.once("data", () => {
+          client.resetAndDestroy();
+          upstream.destroy();
+        });
+      }
+      client.resume();
+    }
+    this.#pairs.clear();
   }
 
   /** Ends a blackhole: the stalled connections are reset, new ones are forwarded again. */

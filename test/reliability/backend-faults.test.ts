@@ -13,8 +13,8 @@ import { type Backends, backendsFromConfig } from "../../src/server/backends.js"
 import { counterGraph } from "../fixtures/interrupt-graphs.js";
 import { eventually } from "../helpers/eventually.js";
 import { freePort, startRedis } from "../helpers/private-redis.js";
-import { dropSchema, POSTGRES_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
-import { startPostgresProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
+import { dropSchema, POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis, uniquePrefix, uniqueSchema } from "../helpers/services.js";
+import { startPostgresProxy, TcpProxy } from "../helpers/tcp-proxy.js";
 
 const postgres = await requirePostgres();
 const redis = await requireRedis();
@@ -268,5 +268,40 @@ describe("Redis faults", { skip: redis.skip }, () => {
       assert.equal((await chat(origin, "counter", [{ role: "user", content: "go" }])).status, 200);
       assert.equal((await fetch(`${origin}/v1/ready`)).status, 200);
     }, 15_000);
+  });
+});
+
+describe("connections a load balancer forgot while idle", { skip: postgres.skip || redis.skip }, () => {
+  test("are replaced: the request that finds one is answered, on Postgres and on Redis, reset or silent", async () => {
+    const { proxy: postgresProxyOf, url } = await postgresProxy();
+    const redisTarget = new URL(REDIS_URL);
+    const redisProxy = new TcpProxy(redisTarget.hostname, Number(redisTarget.port || 6379));
+    await redisProxy.start();
+    cleanups.push(() => redisProxy.stop());
+    const schema = uniqueSchema();
+    cleanups.push(() => dropSchema(schema));
+    const backends = await backendsFromConfig(
+      {
+        checkpointer: { kind: "postgres", url, schema },
+        coordinator: { kind: "redis", url: `redis://127.0.0.1:${redisProxy.port}`, leaseTtlMs: 5_000, keyPrefix: uniquePrefix() },
+      },
+      { timeoutMs: TIMEOUT_MS },
+    );
+    cleanups.push(() => backends.close());
+    await backends.setup();
+    const counter = { before: 0, after: 0 };
+    const { origin } = await serve(backends, { counter: counterGraph(counter) });
+    for (const silently of [false, true]) {
+      const paused = await chat(origin, "counter", [{ role: "user", content: "go" }]);
+      assert.equal(paused.status, 200, JSON.stringify(paused.body));
+      // Every open connection, to both services, is reset the next time it is used (or, silently,
+      // swallows what is sent on it without a word).
+      postgresProxyOf.forget({ silently });
+      redisProxy.forget({ silently });
+      await sleep(1_100);
+      const done = await chat(origin, "counter", resumeMessages(paused.body));
+      assert.equal(done.status, 200, JSON.stringify(done.body));
+    }
+    assert.equal(counter.after, 2);
   });
 });

@@ -5,6 +5,9 @@ import type { AgentRunRecord, MultitaskStrategy } from "../../store/agent-record
 import type { AgentGraph } from "./agent-graph.js";
 import type { AgentStreamMode } from "./agent-stream.js";
 
+/** A call to a backend, under the server's deadline. */
+export type Backend = <T>(what: string, operation: () => Promise<T>) => Promise<T>;
+
 /** A run as a client asks for it (the body of `POST /threads/{id}/runs`, parsed). */
 export interface AgentRunRequest {
   assistantId: string;

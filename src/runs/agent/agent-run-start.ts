@@ -3,20 +3,12 @@ import { Command } from "@langchain/langgraph";
 import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { type AgentGraph, interruptsOf } from "./agent-graph.js";
-import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
+import { type AgentRunRequest, type Backend, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
 import { agentStreamEvents } from "./agent-stream.js";
 import { assistantIdOf } from "./assistants.js";
 import { assertReadableMessages } from "./input-messages.js";
 import type { ProtocolSink, RunProtocolEvent } from "./protocol-sink.js";
 import type { RunEvents } from "./run-events.js";
-import type { SharedLogWriter } from "./shared-agent-runs.js";
-
-/** A run the shared queue gave this worker: its job's signal, and the shared log its events go to. */
-export interface JobRun {
-  signal: AbortSignal;
-  attempt: number;
-  writer: SharedLogWriter | undefined;
-}
 
 /** A run this process executes, from its creation to a while after its end. */
 export interface LiveRun {
@@ -30,9 +22,6 @@ export interface LiveRun {
   /** Why it was cancelled, when it was. */
   cancelled?: "interrupt" | "rollback";
 }
-
-/** A call to a backend, under the server's deadline. */
-export type Backend = <T>(what: string, operation: () => Promise<T>) => Promise<T>;
 
 /**
  * Checks a run's request and finds its thread (or makes the record of a new one). Every error

@@ -9,8 +9,8 @@ import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } fr
 import { UsageCollector } from "../usage.js";
 import { agentContext } from "./agent-context.js";
 import type { AgentGraph } from "./agent-graph.js";
-import { type AgentRunRequest, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
-import { type Backend, driveGraph, type JobRun, type LiveRun, prepareRun, settleRun, takeoverPoint } from "./agent-run-start.js";
+import { type AgentRunRequest, type Backend, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
+import { driveGraph, type LiveRun, prepareRun, settleRun, takeoverPoint } from "./agent-run-start.js";
 import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { modelOfAssistant } from "./assistants.js";
 import { MemoryProtocolLogs, type ProtocolLogs } from "./protocol-log.js";
@@ -20,6 +20,7 @@ import {
   awaitCancelled,
   awaitRunEnd,
   enqueueRun,
+  type JobRun,
   jobEvents,
   leaseWhenFree,
   othersActive,
@@ -50,8 +51,7 @@ export class AgentRuns {
     this.protocolLogs = options.shared?.protocolLogs ?? options.protocolLogs ?? new MemoryProtocolLogs();
   }
 
-  /** A call to a backend, under the server's deadline. */
-  readonly #call: Backend = (what, operation) => withDeadline(what, this.#options.backendTimeoutMs, operation());
+  readonly #call: Backend = (what, operation) => withDeadline(what, this.#options.backendTimeoutMs, operation()); // under the deadline
 
   /** The graph of an assistant as this surface runs it: on a checkpointer. */
   async graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph; contextOf: (sent: unknown) => unknown }> {

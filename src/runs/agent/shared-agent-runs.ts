@@ -3,8 +3,8 @@ import { AgentConflictError } from "../../errors/catalogue.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { withDeadline } from "../../util/deadline.js";
 import type { AgentRunJob, AgentRunQueue, BackgroundEventLog } from "../jobs.js";
-import { type AgentRunRequest, newRunRecord } from "./agent-run-config.js";
-import type { Backend } from "./agent-run-start.js";
+import { type AgentRunRequest, type Backend, newRunRecord } from "./agent-run-config.js";
+
 import type { ProtocolLogs } from "./protocol-log.js";
 import { type LoggedEvent, RunEvents } from "./run-events.js";
 
@@ -20,6 +20,13 @@ export interface SharedAgentRuns {
   leaseTtlMs?: number;
   /** Protocol v2's thread logs, which the worker of a protocol run writes and any process follows. */
   protocolLogs: ProtocolLogs;
+}
+
+/** A run the shared queue gave this worker: its job's signal, and the shared log its events go to. */
+export interface JobRun {
+  signal: AbortSignal;
+  attempt: number;
+  writer: SharedLogWriter | undefined;
 }
 
 /** How often a queued run looks again for its thread's lease (held by the run before it). */

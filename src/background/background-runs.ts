@@ -1,5 +1,6 @@
+import { setTimeout } from "node:timers/promises";
 import type { ParsedResponsesRequest } from "../dialects/responses/parse-responses-request.js";
-import { ServerShuttingDownError } from "../errors/catalogue.js";
+import { BackendUnavailableError, ServerShuttingDownError } from "../errors/catalogue.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ProtocolLogs } from "../runs/agent/protocol-log.js";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
@@ -11,6 +12,9 @@ import type { ResponseObject } from "../wire/responses-response.js";
 import type { BackgroundJob, BackgroundQueue } from "./job-queue.js";
 import type { RedisSessions } from "./redis-sessions.js";
 import type { WebhookSender } from "./webhooks.js";
+
+/** How long a queued run whose backends did not answer waits before it goes back on the queue. */
+const RETRY_AFTER_BACKEND_MS = 1_000;
 
 // The run engine (and the Responses dialect) load with the first background response
 // (response-jobs.ts), not with the server: a server that runs none pays nothing for them at
@@ -105,9 +109,20 @@ export class BackgroundRuns {
   async #runAgentJob(job: AgentRunJob, signal: AbortSignal, attempt: number): Promise<JobOutcome> {
     this.#agentRuns ??= (this.#agentRunner ?? (() => this.#ownAgentRuns()))();
     try {
-      return await (await this.#agentRuns).runJob(job, signal, attempt);
+      const outcome = await (await this.#agentRuns).runJob(job, signal, attempt);
+      // Handed back while the server goes on: a backend failed under it, and it is tried again a moment later.
+      if (outcome === "handed-back" && !signal.aborted) await setTimeout(RETRY_AFTER_BACKEND_MS, undefined, { signal }).catch(() => {});
+      return outcome;
     } catch (error) {
-      // Before it ran: its records or its model could not be read (it stays as its record says).
+      // Before it ran: a backend did not answer (Redis or Postgres down, stalled, failing over).
+      // The run goes back on the queue, a moment later, for this worker or another to start
+      // once the backend is back: a queued run is never lost to an outage.
+      if (error instanceof BackendUnavailableError && !signal.aborted) {
+        this.#options.log?.warn({ err: error, runId: job.runId }, "a queued Agent Protocol run waits for its backends");
+        await setTimeout(RETRY_AFTER_BACKEND_MS, undefined, { signal }).catch(() => {});
+        return "handed-back";
+      }
+      // Its model is gone (a config change): it stays as its record says.
       this.#options.log?.error({ err: error, runId: job.runId }, "could not start a queued Agent Protocol run");
       return "done";
     }

@@ -355,8 +355,11 @@ export class CitationIndexError extends ChatServeError {}
 /** A backend call that did not answer within its deadline. */
 export class DeadlineExceededError extends ChatServeError {
   readonly timeoutMs: number;
+  /** The backend, as a sentence names it ("the thread records"). */
+  readonly what: string;
   constructor(what: string, timeoutMs: number) {
     super(`${what} did not answer within ${timeoutMs} ms`);
     this.timeoutMs = timeoutMs;
+    this.what = what;
   }
 }

@@ -1,4 +1,11 @@
-import { InternalError, InvalidRequestError, RequestTooLargeError, UnsupportedMediaTypeError } from "./catalogue.js";
+import {
+  BackendUnavailableError,
+  DeadlineExceededError,
+  InternalError,
+  InvalidRequestError,
+  RequestTooLargeError,
+  UnsupportedMediaTypeError,
+} from "./catalogue.js";
 import { providerFailure } from "./provider-error.js";
 import { isServeError, type ServeError } from "./serve-error.js";
 
@@ -17,6 +24,11 @@ interface FastifyLikeError {
  */
 export function toServeError(error: unknown, context: { bodyLimit?: number; contentType?: string } = {}): ServeError {
   if (isServeError(error)) return error;
+  // A backend that did not answer in time is unavailable, wherever the call was made.
+  if (error instanceof DeadlineExceededError) {
+    const what = error.what.charAt(0).toUpperCase() + error.what.slice(1);
+    return new BackendUnavailableError(`${what} did not answer in time; retry shortly.`, { cause: error });
+  }
   const { code, statusCode, message } = (error ?? {}) as FastifyLikeError;
   switch (code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":

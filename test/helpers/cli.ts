@@ -46,7 +46,7 @@ export async function startCli(
 ): Promise<RunningServer> {
   const child = spawn(process.execPath, [options.bin ?? BIN, "start", ...(options.ownPort === true ? [] : ["--port", "0"]), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", ...options.env },
+    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn", ...options.env },
   });
   let output = "";
   const baseURL = await new Promise<string>((resolve, reject) => {
@@ -103,7 +103,7 @@ export interface RunningWorker {
 export async function startWorker(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<RunningWorker> {
   const child = spawn(process.execPath, [BIN, "worker", ...args], {
     cwd: options.cwd,
-    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", ...options.env },
+    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn", ...options.env },
   });
   let output = "";
   await new Promise<void>((resolve, reject) => {

@@ -1,12 +1,29 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { v7 as uuid7 } from "@langchain/core/utils/uuid";
-import { AgentNotFoundError } from "../../errors/catalogue.js";
+import { AgentNotFoundError, BackendUnavailableError } from "../../errors/catalogue.js";
+import { isServeError } from "../../errors/serve-error.js";
 import type { AgentRunRecord, MultitaskStrategy } from "../../store/agent-records.js";
+import { withDeadline } from "../../util/deadline.js";
 import type { AgentGraph } from "./agent-graph.js";
 import type { AgentStreamMode } from "./agent-stream.js";
 
 /** A call to a backend, under the server's deadline. */
 export type Backend = <T>(what: string, operation: () => Promise<T>) => Promise<T>;
+
+/**
+ * A backend call under the deadline: a failure of the backend (down, stalled, refusing) is
+ * `backend_unavailable` (503) naming it; chat-serve's own errors go through as they are.
+ */
+export async function backendCall<T>(what: string, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await withDeadline(what, timeoutMs, operation());
+  } catch (error) {
+    if (isServeError(error)) throw error;
+    throw new BackendUnavailableError(`${what.charAt(0).toUpperCase()}${what.slice(1)} could not be reached; retry shortly.`, {
+      cause: error,
+    });
+  }
+}
 
 /** A run as a client asks for it (the body of `POST /threads/{id}/runs`, parsed). */
 export interface AgentRunRequest {

@@ -1,15 +1,14 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { RunLease } from "../../coordination/run-coordinator.js";
-import { AgentConflictError, AgentNotFoundError, ServerShuttingDownError } from "../../errors/catalogue.js";
+import { AgentConflictError, AgentNotFoundError, BackendUnavailableError, ServerShuttingDownError } from "../../errors/catalogue.js";
 import { toServeError } from "../../errors/to-serve-error.js";
 import type { AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { anySignal } from "../../util/any-signal.js";
-import { withDeadline } from "../../util/deadline.js";
 import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../jobs.js";
 import { UsageCollector } from "../usage.js";
 import { agentContext } from "./agent-context.js";
 import type { AgentGraph } from "./agent-graph.js";
-import { type AgentRunRequest, type Backend, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
+import { type AgentRunRequest, type Backend, backendCall, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
 import { driveGraph, type LiveRun, prepareRun, settleRun, takeoverPoint } from "./agent-run-start.js";
 import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { modelOfAssistant } from "./assistants.js";
@@ -51,7 +50,7 @@ export class AgentRuns {
     this.protocolLogs = options.shared?.protocolLogs ?? options.protocolLogs ?? new MemoryProtocolLogs();
   }
 
-  readonly #call: Backend = (what, operation) => withDeadline(what, this.#options.backendTimeoutMs, operation()); // under the deadline
+  readonly #call: Backend = (what, operation) => backendCall(what, this.#options.backendTimeoutMs, operation);
 
   /** The graph of an assistant as this surface runs it: on a checkpointer. */
   async graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph; contextOf: (sent: unknown) => unknown }> {
@@ -238,6 +237,8 @@ export class AgentRuns {
       if (job !== undefined && (reason instanceof JobLostError || reason instanceof ServerShuttingDownError)) {
         // Another worker goes on with it from its last step: its records and its log stay as they are.
         outcome = reason instanceof JobLostError ? "lost" : "handed-back";
+      } else if (job !== undefined && !controller.signal.aborted && error instanceof BackendUnavailableError) {
+        outcome = "handed-back"; // Postgres or Redis went away under it: it goes on from its last step once they are back.
       } else if (live.cancelled !== undefined || controller.signal.aborted) {
         status = "interrupted";
         threadStatus = "idle";
@@ -266,7 +267,16 @@ export class AgentRuns {
       else this.#queues.set(key, queue);
       if (outcome === "done") {
         const busy = queue.length > 0 || (job !== undefined && (await othersActive(this.#options.records, this.#call, record)));
-        await this.#settle(live, run, { status, threadStatus, failure, busy });
+        const ended = { status, threadStatus, failure, busy };
+        live.record = await settleRun(this.#options.records, this.#call, record, live.cancelled, run.graph, ended).catch(
+          (error: unknown) => {
+            this.#options.log?.warn(
+              { err: error, runId: record.run_id, model: run.model },
+              "could not record the end of an Agent Protocol run",
+            );
+            return live.record;
+          },
+        );
         await job?.writer?.finish();
       } else {
         await job?.writer?.flush();
@@ -279,24 +289,6 @@ export class AgentRuns {
       this.#forgetEnded();
     }
     return outcome;
-  }
-
-  /** The run's and its thread's records once it has ended; a temporary thread is deleted with its checkpoints. */
-  async #settle(
-    live: LiveRun,
-    run: { model: string; graph: AgentGraph; thread: AgentThreadRecord },
-    end: { status: AgentRunRecord["status"]; threadStatus: AgentThreadRecord["status"]; failure: string | null; busy: boolean },
-  ): Promise<void> {
-    const { records, registry } = this.#options;
-    const { record } = live;
-    try {
-      live.record = await settleRun(records, this.#call, record, live.cancelled, run.graph, end);
-    } catch (error) {
-      this.#options.log?.warn(
-        { err: error, runId: record.run_id, model: registry.getGraphNames().includes(run.model) ? run.model : undefined },
-        "could not record the end of an Agent Protocol run",
-      );
-    }
   }
 
   /** Forgets the events of ended runs past their time or beyond the count kept. No timer: it runs as runs end. */

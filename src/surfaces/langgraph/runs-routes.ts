@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AgentNotFoundError } from "../../errors/catalogue.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
+import { backendCall } from "../../runs/agent/agent-run-config.js";
 import { RunEvents } from "../../runs/agent/run-events.js";
 import type { AgentRunRecord } from "../../store/agent-records.js";
-import { withDeadline } from "../../util/deadline.js";
 import { clientGone, writeAgentSse } from "./agent-sse.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { parseRunCreate } from "./langgraph-schemas.js";
@@ -14,7 +14,7 @@ type RunParams = { Params: { thread_id: string; run_id: string } };
 /** Runs: create one (in the background, streamed, or waited on), on a thread or stateless; read, join, cancel and delete them. */
 export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void {
   const { runs, records } = routes;
-  const backend = <T>(operation: Promise<T>) => withDeadline("the thread records", routes.backendTimeoutMs, operation);
+  const backend = <T>(operation: Promise<T>) => backendCall("the thread records", routes.backendTimeoutMs, () => operation);
 
   /** Parses a run's body and admits it against the limits; `start` creates it with the slot to give back. */
   async function create<T>(

@@ -1,7 +1,7 @@
 import type { BaseStore, Item } from "@langchain/langgraph";
 import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
-import { withDeadline } from "../../util/deadline.js";
+import { backendCall } from "../../runs/agent/agent-run-config.js";
 import { keptPage } from "../../util/kept-page.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { namespace as namespaceSchema, parseBody, storeDelete, storeNamespaces, storePut, storeSearch } from "./langgraph-schemas.js";
@@ -58,15 +58,16 @@ function itemJson(scope: string, item: Item & { score?: number }): Record<string
  * items, list namespaces. A tenant's requests see only the tenant's own namespaces.
  */
 export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, store: BaseStore): void {
-  const call = async <T>(operation: () => Promise<T>): Promise<T> => {
-    try {
-      return await withDeadline("the store", routes.backendTimeoutMs, operation());
-    } catch (error) {
-      // LangGraph's own rules for namespaces (no colons, no `langgraph` root label): the client's to fix.
-      if (error instanceof Error && error.name === "InvalidNamespaceError") throw new AgentInvalidBodyError(error.message);
-      throw error;
-    }
-  };
+  const call = <T>(operation: () => Promise<T>): Promise<T> =>
+    backendCall("the store", routes.backendTimeoutMs, async () => {
+      try {
+        return await operation();
+      } catch (error) {
+        // LangGraph's own rules for namespaces (no colons, no `langgraph` root label): the client's to fix.
+        if (error instanceof Error && error.name === "InvalidNamespaceError") throw new AgentInvalidBodyError(error.message);
+        throw error;
+      }
+    });
 
   on.put("/store/items", async (request, reply) => {
     const body = parseBody(storePut, request.body, "item");

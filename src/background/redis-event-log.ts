@@ -8,6 +8,8 @@ import type { ResponseStreamEvent } from "../wire/responses-response.js";
 const BLOCK_MS = 1_000;
 /** How many entries one read takes. */
 const BATCH = 200;
+/** Follower connections kept open for the next follower once theirs ended with its log. */
+const IDLE_READERS = 8;
 /** A run's log lives this long after its last event while the run goes on. */
 const RUNNING_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -35,6 +37,9 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
   readonly #timeoutMs: number;
   /** The followers' own connections, each closed when its follower stops. */
   readonly #readers = new Set<Redis>();
+  /** Connections of followers that ended with their log, ready for the next (no connect per stream). */
+  readonly #idle: Redis[] = [];
+  #closed = false;
 
   constructor(options: {
     redis: Redis;
@@ -105,12 +110,16 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
 
   async *#follow(responseId: string, after: number, signal: AbortSignal): AsyncGenerator<E> {
     const key = this.#key(responseId);
-    const reader = this.#redis.duplicate({
-      connectionName: "chat-serve-event-follower",
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: true,
-    });
+    const reader =
+      this.#idle.pop() ??
+      this.#redis.duplicate({
+        connectionName: "chat-serve-event-follower",
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: true,
+      });
     this.#readers.add(reader);
+    // Kept for the next follower when this one ends with its log (nothing is pending on it).
+    let clean = false;
     // Leaving ends the blocking read at once: the connection goes.
     const leave = () => reader.disconnect();
     signal.addEventListener("abort", leave, { once: true });
@@ -126,13 +135,19 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
         if (read === null) {
           if (signal.aborted) return;
           // Nothing new: the log may have expired under a response whose worker died.
-          if ((await this.#call(() => this.#redis.exists(key))) === 0) return;
+          if ((await this.#call(() => this.#redis.exists(key))) === 0) {
+            clean = true;
+            return;
+          }
           continue;
         }
         for (const [, entries] of read) {
           for (const [id, fields] of entries) {
             cursor = id;
-            if (position(id).end) return;
+            if (position(id).end) {
+              clean = true;
+              return;
+            }
             yield JSON.parse(fields[1]!) as E;
           }
         }
@@ -140,14 +155,18 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
     } finally {
       signal.removeEventListener("abort", leave);
       this.#readers.delete(reader);
-      reader.disconnect();
+      if (clean && !signal.aborted && !this.#closed && reader.status === "ready" && this.#idle.length < IDLE_READERS)
+        this.#idle.push(reader);
+      else reader.disconnect();
     }
   }
 
   /** Ends every follower (their streams end; the clients can reattach elsewhere). */
   async close(): Promise<void> {
-    for (const reader of this.#readers) reader.disconnect();
+    this.#closed = true;
+    for (const reader of [...this.#readers, ...this.#idle]) reader.disconnect();
     this.#readers.clear();
+    this.#idle.length = 0;
   }
 
   /** How many follower connections are open (for the tests that count what is left). */

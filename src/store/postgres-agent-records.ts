@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { BackendUnavailableError } from "../errors/catalogue.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "./agent-records.js";
 
 /**
@@ -12,8 +13,17 @@ export class PostgresAgentRecords implements AgentRecords {
     readonly tables: { threads: string; runs: string },
   ) {}
 
+  /** A query; a database that fails (down, stalled, refusing) is `backend_unavailable`, naming the records. */
+  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw new BackendUnavailableError("The thread records could not be reached; retry shortly.", { cause: error });
+    }
+  }
+
   async getThread(scope: string, threadId: string): Promise<AgentThreadRecord | undefined> {
-    const { rows } = await this.pool.query<{ record: AgentThreadRecord }>(
+    const { rows } = await this.#query<{ record: AgentThreadRecord }>(
       `SELECT record FROM ${this.tables.threads} WHERE scope = $1 AND thread_id = $2`,
       [scope, threadId],
     );
@@ -21,7 +31,7 @@ export class PostgresAgentRecords implements AgentRecords {
   }
 
   async putThread(record: AgentThreadRecord): Promise<void> {
-    await this.pool.query(
+    await this.#query(
       `INSERT INTO ${this.tables.threads} (scope, thread_id, record, updated_at) VALUES ($1, $2, $3, now())
        ON CONFLICT (scope, thread_id) DO UPDATE SET record = excluded.record, updated_at = now()`,
       [record.scope, record.thread_id, JSON.stringify(record)],
@@ -29,20 +39,20 @@ export class PostgresAgentRecords implements AgentRecords {
   }
 
   async deleteThread(scope: string, threadId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(`DELETE FROM ${this.tables.threads} WHERE scope = $1 AND thread_id = $2`, [scope, threadId]);
-    await this.pool.query(`DELETE FROM ${this.tables.runs} WHERE scope = $1 AND thread_id = $2`, [scope, threadId]);
+    const { rowCount } = await this.#query(`DELETE FROM ${this.tables.threads} WHERE scope = $1 AND thread_id = $2`, [scope, threadId]);
+    await this.#query(`DELETE FROM ${this.tables.runs} WHERE scope = $1 AND thread_id = $2`, [scope, threadId]);
     return rowCount === 1;
   }
 
   async listThreads(scope: string): Promise<AgentThreadRecord[]> {
-    const { rows } = await this.pool.query<{ record: AgentThreadRecord }>(`SELECT record FROM ${this.tables.threads} WHERE scope = $1`, [
+    const { rows } = await this.#query<{ record: AgentThreadRecord }>(`SELECT record FROM ${this.tables.threads} WHERE scope = $1`, [
       scope,
     ]);
     return rows.map((row) => row.record);
   }
 
   async getRun(scope: string, runId: string): Promise<AgentRunRecord | undefined> {
-    const { rows } = await this.pool.query<{ record: AgentRunRecord }>(
+    const { rows } = await this.#query<{ record: AgentRunRecord }>(
       `SELECT record FROM ${this.tables.runs} WHERE scope = $1 AND run_id = $2`,
       [scope, runId],
     );
@@ -50,7 +60,7 @@ export class PostgresAgentRecords implements AgentRecords {
   }
 
   async putRun(record: AgentRunRecord): Promise<void> {
-    await this.pool.query(
+    await this.#query(
       `INSERT INTO ${this.tables.runs} (scope, run_id, thread_id, record, created_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (scope, run_id) DO UPDATE SET record = excluded.record`,
       [record.scope, record.run_id, record.thread_id, JSON.stringify(record), record.created_at],
@@ -58,12 +68,12 @@ export class PostgresAgentRecords implements AgentRecords {
   }
 
   async deleteRun(scope: string, runId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(`DELETE FROM ${this.tables.runs} WHERE scope = $1 AND run_id = $2`, [scope, runId]);
+    const { rowCount } = await this.#query(`DELETE FROM ${this.tables.runs} WHERE scope = $1 AND run_id = $2`, [scope, runId]);
     return rowCount === 1;
   }
 
   async listRuns(scope: string, threadId: string): Promise<AgentRunRecord[]> {
-    const { rows } = await this.pool.query<{ record: AgentRunRecord }>(
+    const { rows } = await this.#query<{ record: AgentRunRecord }>(
       `SELECT record FROM ${this.tables.runs} WHERE scope = $1 AND thread_id = $2 ORDER BY created_at DESC, run_id DESC`,
       [scope, threadId],
     );

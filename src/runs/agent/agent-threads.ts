@@ -4,8 +4,9 @@ import { BaseLangGraphError } from "@langchain/langgraph";
 import { AgentConflictError, AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
 import type { AgentRecords, AgentThreadRecord } from "../../store/agent-records.js";
+import { withDeadline } from "../../util/deadline.js";
 import { type AgentGraph, interruptsOf, type StateSnapshot, threadStateOf } from "./agent-graph.js";
-import { assertCheckpointNamed, backendCall, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
+import { assertCheckpointNamed, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
 import type { AgentRuns } from "./agent-runs.js";
 import { assertReadableMessages } from "./input-messages.js";
 
@@ -50,7 +51,7 @@ export class AgentThreads {
   ) {}
 
   #backend<T>(what: string, operation: () => Promise<T>): Promise<T> {
-    return backendCall(what, this.backendTimeoutMs, operation);
+    return withDeadline(what, this.backendTimeoutMs, operation());
   }
 
   /** A thread of this scope, if there is one. */

@@ -251,22 +251,42 @@ describe("chat-serve start --workers", { skip, timeout: 180_000 }, () => {
     await eventually(async () => assert.match(server.output(), new RegExp(`\\n {2}langgraph +${origin}`, "u")), 5_000);
     // A connection per request, so that both workers take them.
     const client = new Client({ apiUrl: origin, defaultHeaders: { connection: "close" } });
+    /** A step that hangs fails with what it was, instead of the suite's bare timeout. */
+    const step = async <T>(what: string, pending: PromiseLike<T>): Promise<T> => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        return await Promise.race([
+          pending,
+          new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(() => reject(new Error(`${what} did not finish within 30 s`)), 30_000);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
     try {
-      const thread = await client.threads.create();
-      const paused = (await client.runs.wait(thread.thread_id, "counter", { input: { messages: [{ role: "user", content: "go" }] } })) as {
+      const thread = await step("threads.create", client.threads.create());
+      const paused = (await step(
+        "runs.wait",
+        client.runs.wait(thread.thread_id, "counter", { input: { messages: [{ role: "user", content: "go" }] } }),
+      )) as {
         __interrupt__?: unknown[];
       };
       assert.equal(paused.__interrupt__?.length, 1);
-      assert.equal((await client.threads.get(thread.thread_id)).status, "interrupted");
-      const done = await client.runs.wait(thread.thread_id, "counter", { command: { resume: "yes" } });
+      assert.equal((await step("threads.get", client.threads.get(thread.thread_id))).status, "interrupted");
+      const done = await step("runs.wait (resume)", client.runs.wait(thread.thread_id, "counter", { command: { resume: "yes" } }));
       assert.equal((done as { messages: { content: string }[] }).messages.at(-1)?.content, "done");
       assert.equal((await client.runs.list(thread.thread_id)).length, 2);
       // Protocol v2: its event stream on one connection, each command on a new one.
       const stream = client.threads.stream({ assistantId: "echo" });
       const values = stream.values;
-      await stream.run.start({ input: { messages: [{ role: "user", content: "hello workers" }] } });
-      assert.equal(((await values) as { messages: { content: string }[] }).messages.at(-1)?.content, "echo: hello workers");
-      await stream.close();
+      await step("run.start", stream.run.start({ input: { messages: [{ role: "user", content: "hello workers" }] } }));
+      assert.equal(
+        ((await step("protocol v2 values", values)) as { messages: { content: string }[] }).messages.at(-1)?.content,
+        "echo: hello workers",
+      );
+      await step("ThreadStream.close", stream.close());
     } catch (error) {
       throw new Error(`${(error as Error).message}\nchat-serve's output:\n${server.output()}`, { cause: error });
     }

@@ -44,6 +44,10 @@ export function distributedProject(options: DistributedProjectOptions) {
   checkpointer: { kind: "postgres", url: ${JSON.stringify(options.postgresUrl)}, schema: ${JSON.stringify(options.schema)} },
   coordinator: ${options.coordinator},
   ${options.extraConfig ?? ""}
+  ${
+    // Its own queue on the shared Redis: a server of another test must never take its jobs.
+    options.extraConfig?.includes("background:") === true ? "" : `background: { keyPrefix: ${JSON.stringify(`cs-bg-${options.schema}`)} },`
+  }
   graphs: {
     counter: { graph: "./graph.ts:graph", description: "counts", features: ["INTERRUPTS"] },
     echo: { graph: "./echo.ts:graph", description: "echo" },

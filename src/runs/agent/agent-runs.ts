@@ -142,7 +142,11 @@ export class AgentRuns {
     const { records } = this.#options;
     const record = await this.#call("the thread records", () => records.getRun(job.scope, job.runId));
     // Deleted, or ended (a cancel before it started ends here with its record).
-    if (record === undefined || (record.status !== "pending" && record.status !== "running")) return "done";
+    if (record === undefined || (record.status !== "pending" && record.status !== "running")) {
+      // Or another deployment's (its records elsewhere, the same Redis and background.keyPrefix).
+      if (record === undefined) this.#options.log?.warn({ runId: job.runId }, "a queued Agent Protocol run has no record here: dropped");
+      return "done";
+    }
     const thread = await this.#call("the thread records", () => records.getThread(job.scope, job.threadId));
     if (thread === undefined) {
       await this.#call("the thread records", () => records.deleteRun(job.scope, job.runId)).catch(() => {});

@@ -93,16 +93,18 @@ async function openSession(
   return { session, full, response };
 }
 
-/** A session another process opened, opened here too (its initialize replayed); undefined when it is not there. */
+/** A session of `owner` another process opened, opened here too (its initialize replayed); undefined when it is not there, or another caller's. */
 async function sharedSession(
   context: McpServerContext,
   sessions: McpSessions,
   shared: McpSharedSessions,
   id: string,
+  owner: string,
   authInfo: AuthInfo,
 ): Promise<McpSession | "full" | undefined> {
   const record = await shared.find(id);
-  if (record === undefined) return undefined;
+  // Another caller's session is one that does not exist, for this caller: nothing of it opens here.
+  if (record === undefined || record.owner !== owner) return undefined;
   const request = new Request("http://localhost/mcp", {
     method: "POST",
     headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
@@ -131,7 +133,7 @@ async function sessionRequest(
   const owner = ownerOf(request.chatServeCaller);
   if (typeof header === "string") {
     let session: McpSession | "full" | undefined = sessions.get(header);
-    if (session === undefined && shared !== undefined) session = await sharedSession(context, sessions, shared, header, authInfo);
+    if (session === undefined && shared !== undefined) session = await sharedSession(context, sessions, shared, header, owner, authInfo);
     if (session === "full") return rpcError(reply, 503, -32000, FULL);
     // Another caller's session is one that does not exist, for this caller.
     if (session === undefined || session.owner !== owner) {

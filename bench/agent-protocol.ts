@@ -3,6 +3,8 @@
 // `runs.stream` with `messages-tuple` and `runs.wait` (stateless, under autocannon, alternating
 // rounds), and a background `runs.create` followed by `runs.join` on a thread (clients in a
 // loop). At 10 and 64 clients on chat-serve's embedded default, and at 10 on Postgres + Redis.
+// Then the price of sharing: a streamed run on Postgres + Redis (queued, its events through
+// Redis) against the same run in the process its client reached, on the same Postgres.
 
 import { performance } from "node:perf_hooks";
 import { Client } from "@langchain/langgraph-sdk";
@@ -114,6 +116,68 @@ async function background(label: string, official: Server, served: Server, clien
   ];
 }
 
+/** Milliseconds from a `runs.stream` request to its first token, `count` runs one at a time. */
+async function firstTokens(server: Server, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = performance.now();
+    const response = await fetch(`${server.url}/runs/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: "echo", input, stream_mode: ["messages-tuple"] }),
+    });
+    const decoder = new TextDecoder();
+    let text = "";
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      if (times.length === index && text.includes("event: messages")) times.push(performance.now() - started);
+    }
+  }
+  return times;
+}
+
+/** A streamed run on Postgres + Redis against the same run in one process on the same Postgres. */
+async function priceOfSharing(inProcess: Server, shared: Server): Promise<Row[]> {
+  const name = "Postgres + Redis vs in process on Postgres, runs.stream";
+  const load = (server: Server) => ({
+    server,
+    load: { url: `${server.url}/runs/stream`, body: { assistant_id: "echo", input, stream_mode: ["messages-tuple"] } },
+  });
+  const result = await compare(load(inProcess), load(shared), 10);
+  const first = { inProcess: [] as number[], shared: [] as number[] };
+  for (let round = 0; round < 4; round += 1) {
+    for (const side of round % 2 === 0 ? (["inProcess", "shared"] as const) : (["shared", "inProcess"] as const))
+      first[side].push(...(await firstTokens(side === "shared" ? shared : inProcess, 25)));
+  }
+  const [shared50, local50] = [percentile(first.shared, 0.5), percentile(first.inProcess, 0.5)];
+  return [
+    row(
+      AREA,
+      `${name}, 10 clients: server CPU per run`,
+      `${fixed(result.served.cpuMs * 1000, 0)} µs`,
+      `${fixed(result.baseline.cpuMs * 1000, 0)} µs`,
+      result.cpu,
+      { atMost: 1.2 },
+    ),
+    row(
+      AREA,
+      `${name}, 10 clients: throughput`,
+      `${Math.round(result.served.requests)} runs/s`,
+      `${Math.round(result.baseline.requests)} runs/s`,
+      result.throughput.ratio,
+      undefined,
+      [result.throughput.low, result.throughput.high],
+    ),
+    row(
+      AREA,
+      `${name}, one at a time: time to first token p50 / p99 (difference at p50)`,
+      `${fixed(shared50, 1)} / ${fixed(percentile(first.shared, 0.99), 1)} ms (${shared50 >= local50 ? "+" : ""}${fixed(shared50 - local50, 1)} ms)`,
+      `${fixed(local50, 1)} / ${fixed(percentile(first.inProcess, 0.99), 1)} ms`,
+      shared50 / local50,
+    ),
+  ];
+}
+
 /** chat-serve as the protocol's clients address it: at its origin (the CLI prints the API's URL, with its prefix). */
 async function served(config: string): Promise<Server> {
   const server = await startChatServe(["--config", config]);
@@ -189,6 +253,12 @@ export async function agentProtocol(): Promise<Row[]> {
     try {
       rows.push(...(await streamAndWait("Postgres + Redis", official, shared, 10)));
       rows.push(...(await background("Postgres + Redis", official, shared, 10)));
+      const inProcess = await served("bench/agent-postgres-only.config.ts");
+      try {
+        rows.push(...(await priceOfSharing(inProcess, shared)));
+      } finally {
+        await inProcess.stop();
+      }
     } finally {
       await shared.stop();
     }

@@ -12,6 +12,22 @@ const BATCH = 200;
 const IDLE_READERS = 8;
 /** A run's log lives this long after its last event while the run goes on. */
 const RUNNING_TTL_MS = 24 * 60 * 60 * 1000;
+/** A log this process writes has its expiry pushed back at most this often (not on every append). */
+const EXPIRY_REFRESH_MS = 60 * 60 * 1000;
+
+/**
+ * A log this process writes now (its worker claimed it): the events it wrote since, once Redis
+ * has them, so that followers here read them from memory instead of asking Redis. `broken`
+ * sends them back to Redis (an append failed, or the writer let go without ending the log).
+ */
+interface LocalLog<E> {
+  first: number;
+  events: E[];
+  ended: boolean;
+  broken: boolean;
+  waiters: Set<() => void>;
+  expiresAfter: number;
+}
 
 /**
  * Entry ids: event number N is `N-1`; the end of a log after event N is `N-2`. Redis keeps a
@@ -39,6 +55,8 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
   readonly #readers = new Set<Redis>();
   /** Connections of followers that ended with their log, ready for the next (no connect per stream). */
   readonly #idle: Redis[] = [];
+  /** The logs this process writes now, by key. */
+  readonly #local = new Map<string, LocalLog<E>>();
   #closed = false;
 
   constructor(options: {
@@ -76,12 +94,55 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
   async append(responseId: string, events: readonly E[]): Promise<void> {
     if (events.length === 0) return;
     const key = this.#key(responseId);
-    const batch = this.#redis.multi();
+    const local = this.#local.get(key);
+    // Not one transaction: Redis applies each XADD or refuses it alone either way.
+    const batch = this.#redis.pipeline();
     for (const event of events) batch.xadd(key, `${this.#sequenceOf(event)}-1`, "e", JSON.stringify(event));
-    batch.pexpire(key, RUNNING_TTL_MS);
-    const results = await this.#call(() => batch.exec());
-    const failed = results?.find(([error]) => error !== null);
-    if (failed !== undefined) throw failed[0];
+    const refresh = local === undefined || Date.now() > local.expiresAfter;
+    if (refresh) batch.pexpire(key, RUNNING_TTL_MS);
+    try {
+      const results = await this.#call(() => batch.exec());
+      const failed = results?.find(([error]) => error !== null);
+      if (failed !== undefined) throw failed[0];
+    } catch (error) {
+      if (local !== undefined) this.#wake(local, "broken");
+      throw error;
+    }
+    if (local === undefined || local.broken) return;
+    if (refresh) local.expiresAfter = Date.now() + EXPIRY_REFRESH_MS;
+    // In order after what it holds, or its followers go back to Redis.
+    if (this.#sequenceOf(events[0]!) !== local.first + local.events.length) return this.#wake(local, "broken");
+    local.events.push(...events);
+    this.#wake(local);
+  }
+
+  /**
+   * This process writes the log from `first` on (its worker took the run): followers here read
+   * what it writes from memory, until `finish`, `release` or a failed append.
+   */
+  claim(responseId: string, first: number): void {
+    const key = this.#key(responseId);
+    const earlier = this.#local.get(key);
+    if (earlier !== undefined) this.#wake(earlier, "broken");
+    this.#local.set(key, { first, events: [], ended: false, broken: false, waiters: new Set(), expiresAfter: 0 });
+  }
+
+  /** This process no longer writes the log (its run goes on elsewhere): its followers go back to Redis. */
+  release(responseId: string): void {
+    const key = this.#key(responseId);
+    const local = this.#local.get(key);
+    if (local !== undefined) this.#wake(local, "broken");
+  }
+
+  #wake(local: LocalLog<E>, state?: "broken" | "ended"): void {
+    if (state === "broken") local.broken = true;
+    if (state === "ended") local.ended = true;
+    if (state !== undefined) {
+      for (const [key, entry] of this.#local) if (entry === local) this.#local.delete(key);
+    }
+    const waiters = [...local.waiters];
+    local.waiters.clear();
+    for (const wake of waiters) wake();
   }
 
   /** The last entry's place, or undefined for a response with no log. */
@@ -91,24 +152,77 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
   }
 
   async last(responseId: string): Promise<number> {
+    // A log this process writes holds what Redis holds of it, in memory.
+    const local = this.#local.get(this.#key(responseId));
+    if (local !== undefined && !local.broken) return local.first + local.events.length - 1;
     return (await this.#tail(responseId))?.sequence ?? -1;
   }
 
   async finish(responseId: string): Promise<void> {
-    const tail = await this.#tail(responseId);
-    if (tail === undefined || tail.end) return;
     const key = this.#key(responseId);
-    await this.#call(() => this.#redis.multi().xadd(key, `${tail.sequence}-2`, "end", "1").pexpire(key, this.#retainMs).exec());
+    const local = this.#local.get(key);
+    // A log written here ends after its last event written here; another's, after what Redis holds.
+    const tail = local !== undefined ? { sequence: local.first + local.events.length - 1, end: false } : await this.#tail(responseId);
+    if (tail === undefined || tail.end) return;
+    try {
+      await this.#call(() => this.#redis.multi().xadd(key, `${tail.sequence}-2`, "end", "1").pexpire(key, this.#retainMs).exec());
+    } catch (error) {
+      if (local !== undefined) this.#wake(local, "broken");
+      throw error;
+    }
+    if (local !== undefined) this.#wake(local, "ended");
   }
 
   async from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom<E>> {
-    const tail = await this.#tail(responseId);
-    if (tail === undefined) return { kind: "unknown" };
-    if (tail.end && after >= tail.sequence) return { kind: "past-end", last: tail.sequence };
+    if (this.#covering(responseId, after) === undefined) {
+      const tail = await this.#tail(responseId);
+      if (tail === undefined) return { kind: "unknown" };
+      if (tail.end && after >= tail.sequence) return { kind: "past-end", last: tail.sequence };
+    }
     return { kind: "events", events: this.#follow(responseId, after, signal) };
   }
 
+  /** The log this process writes, when it holds every event after `after`. */
+  #covering(responseId: string, after: number): LocalLog<E> | undefined {
+    const local = this.#local.get(this.#key(responseId));
+    return local !== undefined && !local.broken && local.first <= after + 1 ? local : undefined;
+  }
+
+  /** The events after `after` from memory or from Redis, switching to memory once this process writes the log. */
   async *#follow(responseId: string, after: number, signal: AbortSignal): AsyncGenerator<E> {
+    let cursor = after;
+    for (;;) {
+      // A closed log has no more to give (its followers end; their clients reattach elsewhere).
+      if (this.#closed) return;
+      const local = this.#covering(responseId, cursor);
+      const next =
+        local !== undefined ? yield* this.#followLocal(local, cursor, signal) : yield* this.#followRedis(responseId, cursor, signal);
+      if (next === undefined) return;
+      cursor = next;
+    }
+  }
+
+  /** From memory: the place reached when the writer let go (the rest is in Redis), or undefined at the end. */
+  async *#followLocal(local: LocalLog<E>, after: number, signal: AbortSignal): AsyncGenerator<E, number | undefined> {
+    let next = after + 1;
+    for (;;) {
+      while (next - local.first < local.events.length) yield local.events[next++ - local.first]!;
+      if (local.ended || signal.aborted) return undefined;
+      if (local.broken) return next - 1;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          signal.removeEventListener("abort", wake);
+          local.waiters.delete(wake);
+          resolve();
+        };
+        local.waiters.add(wake);
+        signal.addEventListener("abort", wake, { once: true });
+      });
+    }
+  }
+
+  /** From Redis: undefined at the end, or the place reached once this process writes the log (the rest from memory). */
+  async *#followRedis(responseId: string, after: number, signal: AbortSignal): AsyncGenerator<E, number | undefined> {
     const key = this.#key(responseId);
     const reader =
       this.#idle.pop() ??
@@ -127,17 +241,17 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
     let cursor = after < 0 ? "0-0" : `${after}-1`;
     try {
       for (;;) {
-        if (signal.aborted) return;
+        if (signal.aborted) return undefined;
         const read = await reader.xread("COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", key, cursor).catch((error: unknown) => {
           if (signal.aborted) return null;
           throw error;
         });
         if (read === null) {
-          if (signal.aborted) return;
+          if (signal.aborted) return undefined;
           // Nothing new: the log may have expired under a response whose worker died.
           if ((await this.#call(() => this.#redis.exists(key))) === 0) {
             clean = true;
-            return;
+            return undefined;
           }
           continue;
         }
@@ -146,10 +260,16 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
             cursor = id;
             if (position(id).end) {
               clean = true;
-              return;
+              return undefined;
             }
             yield JSON.parse(fields[1]!) as E;
           }
+        }
+        // This process writes the log now: the rest comes from memory.
+        const reached = position(cursor).sequence;
+        if (cursor !== "0-0" && this.#covering(responseId, reached) !== undefined) {
+          clean = true;
+          return reached;
         }
       }
     } finally {
@@ -164,6 +284,7 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
   /** Ends every follower (their streams end; the clients can reattach elsewhere). */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const local of [...this.#local.values()]) this.#wake(local, "ended");
     for (const reader of [...this.#readers, ...this.#idle]) reader.disconnect();
     this.#readers.clear();
     this.#idle.length = 0;

@@ -72,5 +72,9 @@ export interface BackgroundEventLog<E = ResponseStreamEvent> {
   last(responseId: string): Promise<number>;
   /** The events after `after` (a sequence number; -1 for all), then the live ones until the end. */
   from(responseId: string, after: number, signal: AbortSignal): Promise<EventsFrom<E>>;
+  /** This process writes the log from `first` on: its followers here may read it from memory. */
+  claim?(responseId: string, first: number): void;
+  /** This process stops writing the log without ending it (its run goes on elsewhere). */
+  release?(responseId: string): void;
   close(): Promise<void>;
 }

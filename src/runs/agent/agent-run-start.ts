@@ -1,5 +1,5 @@
 import { v7 as uuid7, validate as validateUuid } from "@langchain/core/utils/uuid";
-import { Command } from "@langchain/langgraph";
+import { BaseCheckpointSaver, Command } from "@langchain/langgraph";
 import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { type AgentGraph, interruptsOf } from "./agent-graph.js";
@@ -160,10 +160,14 @@ export async function settleRun(
 
 /** The id of a thread's latest checkpoint, or null when it has none. */
 async function latestCheckpoint(graph: AgentGraph, checkpointThread: string, backend: Backend): Promise<string | null> {
-  const state = (await backend("the checkpointer", () => graph.getState({ configurable: { thread_id: checkpointThread } }))) as {
-    config?: { configurable?: { checkpoint_id?: string } };
-  };
-  return state.config?.configurable?.checkpoint_id ?? null;
+  const config = { configurable: { thread_id: checkpointThread, checkpoint_ns: "" } };
+  // The checkpointer's own answer when there is one: the id, not a whole state snapshot built from it.
+  const saver = graph.checkpointer instanceof BaseCheckpointSaver ? graph.checkpointer : undefined;
+  const found =
+    saver !== undefined
+      ? await backend("the checkpointer", () => saver.getTuple(config))
+      : await backend("the checkpointer", () => graph.getState(config));
+  return (found?.config?.configurable?.checkpoint_id as string | undefined) ?? null;
 }
 
 /**
@@ -197,7 +201,8 @@ export async function takeoverPoint(
 ): Promise<boolean> {
   if (attempt === undefined) return false;
   if (attempt === 1) {
-    record.checkpoint_before = await latestCheckpoint(graph, checkpointThread, backend);
+    // A temporary thread is made for its run: it has no checkpoint before it.
+    record.checkpoint_before = record.temporary ? null : await latestCheckpoint(graph, checkpointThread, backend);
     return false;
   }
   return goesOnFromCheckpoint(graph, checkpointThread, record.checkpoint_before, backend);

@@ -140,14 +140,16 @@ export class AgentRuns {
   /** Works a run the shared queue gave this process (a first start, or a takeover after `attempt - 1`). */
   async runJob(job: AgentRunJob, signal: AbortSignal, attempt: number): Promise<JobOutcome> {
     const { records } = this.#options;
-    const record = await this.#call("the thread records", () => records.getRun(job.scope, job.runId));
+    // Both at once: one round trip before the run starts, not two.
+    const [record, thread] = await this.#call("the thread records", () =>
+      Promise.all([records.getRun(job.scope, job.runId), records.getThread(job.scope, job.threadId)]),
+    );
     // Deleted, or ended (a cancel before it started ends here with its record).
     if (record === undefined || (record.status !== "pending" && record.status !== "running")) {
       // Or another deployment's (its records elsewhere, the same Redis and background.keyPrefix).
       if (record === undefined) this.#options.log?.warn({ runId: job.runId }, "a queued Agent Protocol run has no record here: dropped");
       return "done";
     }
-    const thread = await this.#call("the thread records", () => records.getThread(job.scope, job.threadId));
     if (thread === undefined) {
       await this.#call("the thread records", () => records.deleteRun(job.scope, job.runId)).catch(() => {});
       return "done";
@@ -270,7 +272,9 @@ export class AgentRuns {
       if (queue.length === 0) this.#queues.delete(key);
       else this.#queues.set(key, queue);
       if (outcome === "done") {
-        const busy = queue.length > 0 || (job !== undefined && (await othersActive(this.#options.records, this.#call, record)));
+        // A temporary thread goes with its run: whether it is busy asks nothing.
+        const busy =
+          queue.length > 0 || (job !== undefined && !record.temporary && (await othersActive(this.#options.records, this.#call, record)));
         const ended = { status, threadStatus, failure, busy };
         live.record = await settleRun(this.#options.records, this.#call, record, live.cancelled, run.graph, ended).catch(
           (error: unknown) => {
@@ -283,7 +287,7 @@ export class AgentRuns {
         );
         await job?.writer?.finish();
       } else {
-        await job?.writer?.flush();
+        await job?.writer?.leave();
       }
       // Its thread's log says how it ended once its records do (an answer to an interrupt finds the
       // thread interrupted); one that goes on elsewhere says nothing. Then the thread's next run may start.

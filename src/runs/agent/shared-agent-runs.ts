@@ -93,11 +93,18 @@ export class SharedLogWriter {
     while (this.#writing !== undefined) await this.#writing;
   }
 
+  /** Writes what is left and lets go of the log without ending it: the run goes on elsewhere. */
+  async leave(): Promise<void> {
+    await this.flush();
+    this.#log.release?.(this.#runId);
+  }
+
   /** Writes what is left, then marks the log complete: followers end after the last event. */
   async finish(): Promise<void> {
     await this.flush();
     await withDeadline("the run's event log", this.#timeoutMs, this.#log.finish(this.#runId)).catch((error: unknown) => {
       if (!this.#failed) this.#warn(error);
+      this.#log.release?.(this.#runId);
     });
   }
 }
@@ -201,6 +208,7 @@ export async function jobEvents(
   const writer = new SharedLogWriter(shared.events, runId, options.timeoutMs, options.warn);
   // After what is logged: the metadata logged when it was queued, and what an earlier worker logged.
   const first = (await options.backend("the run's event log", () => shared.events.last(runId))) + 1;
+  shared.events.claim?.(runId, first);
   return { writer, events: new RunEvents({ first, tee: (event) => writer.add(event) }) };
 }
 
@@ -297,8 +305,10 @@ export async function sharedFollower(
   after: number | undefined,
 ): Promise<{ after: number; follow(from: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> } | undefined> {
   if (shared === undefined) return undefined;
-  const last = await backend("the run's event log", () => shared.events.last(run.run_id));
-  if (last < 0 && run.status !== "pending" && run.status !== "running") return undefined;
+  const going = run.status === "pending" || run.status === "running";
+  // A run that goes on is followed from the place asked for; where its log ends matters only without one.
+  const last = after !== undefined && going ? after : await backend("the run's event log", () => shared.events.last(run.run_id));
+  if (last < 0 && !going) return undefined;
   const active = () => runActive(records, backend, run);
   return {
     after: after ?? last,

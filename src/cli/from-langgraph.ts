@@ -55,6 +55,7 @@ export async function initFromLangGraph(dir: string, from: string, force: boolea
     "  graphs: {",
     ...entries,
     "  },",
+    ...authLines(project.auth, dir, baseDir),
     "});",
     "",
   ].join("\n");
@@ -64,6 +65,21 @@ export async function initFromLangGraph(dir: string, from: string, force: boolea
   result.written.push(CONFIG_FILE);
   await addToPackageJson(dir, result);
   return result;
+}
+
+/** `auth`: the project's LangGraph `Auth`, as langgraph.json's `auth.path` names it. */
+function authLines(auth: { path: string; disableStudioAuth: boolean } | undefined, dir: string, baseDir: string): string[] {
+  if (auth === undefined) return [];
+  const [file, exportName] = auth.path.split(":");
+  const reference = `./${path
+    .relative(dir, path.resolve(baseDir, file ?? ""))
+    .split(path.sep)
+    .join("/")}${exportName === undefined ? "" : `:${exportName}`}`;
+  const studio = auth.disableStudioAuth ? ", disableStudioAuth: true" : "";
+  return [
+    `  // langgraph.json's auth: its authenticate says who is calling, its handlers what each sees.`,
+    `  auth: { langgraph: ${JSON.stringify(reference)}${studio} },`,
+  ];
 }
 
 /** The compiled graph's own `description`, when the module imports here; undefined otherwise. */

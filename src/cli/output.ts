@@ -49,6 +49,9 @@ export function langGraphNote(loaded: LoadedConfig): string | undefined {
     const variables = Object.keys(project.env.variables).length;
     parts.push(`env from ${project.env.from} (${variables} variable${variables === 1 ? "" : "s"}; those already set keep their value)`);
   }
+  if (project.auth !== undefined) {
+    parts.push(`auth from ${project.auth.path}${project.auth.disableStudioAuth ? " (Studio through it too)" : ""}`);
+  }
   const ignored = project.ignoredKeys.length === 0 ? "" : `; ignored: ${project.ignoredKeys.join(", ")}`;
   return `${chalk.cyan("langgraph")} read ${parts.join(", ")} from ${loaded.displayPath}${ignored}. For API keys, limits, a Postgres checkpointer and the rest, write a chat-serve.config.ts: ${chalk.cyan("chat-serve init --from langgraph.json")}`;
 }

@@ -128,10 +128,13 @@ export const configSchema = z.strictObject({
       keys: z.array(apiKeyEntrySchema).optional(),
       keysFile: z.string().min(1).optional(),
       authenticate: valueOrReference("a function").optional(),
+      langgraph: valueOrReference("an Auth of @langchain/langgraph-sdk/auth").optional(),
+      disableStudioAuth: z.boolean().optional(),
     })
-    .refine((auth) => auth.keys !== undefined || auth.keysFile !== undefined || auth.authenticate !== undefined, {
-      error: "needs keys, keysFile or authenticate",
-    })
+    .refine(
+      (auth) => auth.keys !== undefined || auth.keysFile !== undefined || auth.authenticate !== undefined || auth.langgraph !== undefined,
+      { error: "needs keys, keysFile, authenticate or langgraph" },
+    )
     .optional(),
   limits: limitSchema.extend({ perModel: z.record(z.string(), limitSchema).optional() }).optional(),
   metrics: z
@@ -320,6 +323,14 @@ export interface ChatServeConfig {
     keys?: ApiKeyEntry[];
     keysFile?: string;
     authenticate?: Referable<Authenticate>;
+    /**
+     * A LangGraph project's `Auth` (`new Auth()` of `@langchain/langgraph-sdk/auth`, or a
+     * `"./auth.ts:auth"` reference), as `langgraph.json`'s `auth.path`: its `authenticate` says
+     * who every request is, its handlers decide what each user sees on the Agent Protocol.
+     */
+    langgraph?: Referable<object>;
+    /** LangGraph Studio's requests go through `langgraph`'s `authenticate` too (`disable_studio_auth`). */
+    disableStudioAuth?: boolean;
   };
   /** Per-tenant limits; `perModel` gives a model limits (and counters) of its own. */
   limits?: {

@@ -10,7 +10,7 @@ import { PARSE_ONCE } from "../util/parse-once.js";
 export const LANGGRAPH_JSON = "langgraph.json";
 
 /** The keys of `langgraph.json` chat-serve reads; every other key is reported once and ignored. */
-const READ_KEYS = ["graphs", "env"];
+const READ_KEYS = ["graphs", "env", "auth"];
 
 const graphReference = z.union([
   z.string().min(1, "must be a './file.ts:export' reference"),
@@ -19,6 +19,12 @@ const graphReference = z.union([
 const langGraphJsonSchema = z.looseObject({
   graphs: z.record(z.string().min(1), graphReference, "is required: an object of graph id → './file.ts:export'"),
   env: z.union([z.string().min(1), z.record(z.string(), z.string())], "must be a path to an env file or an object of variables").optional(),
+  auth: z
+    .looseObject({
+      path: z.string("is required: './auth.ts:auth', the module and export of the project's Auth").min(1, "must not be empty"),
+      disable_studio_auth: z.boolean("must be true or false").optional(),
+    })
+    .optional(),
 });
 
 /** One graph `langgraph.json` lists. */
@@ -36,6 +42,8 @@ export interface LangGraphProject {
   ignoredKeys: string[];
   /** Where `env` came from: the env file's path as written, or `langgraph.json` itself for an object. */
   env?: { from: string; variables: Record<string, string> };
+  /** `auth`: the project's `Auth` (`./auth.ts:auth`, relative to the file's folder) and Studio's way in. */
+  auth?: { path: string; disableStudioAuth: boolean };
 }
 
 /** Reads and checks a `langgraph.json`; every mistake is one line naming the file and the key. */
@@ -65,7 +73,8 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
     graphs,
     ignoredKeys: Object.keys(parsed.data).filter((key) => !READ_KEYS.includes(key)),
   };
-  const { env } = parsed.data;
+  const { env, auth } = parsed.data;
+  if (auth !== undefined) project.auth = { path: auth.path, disableStudioAuth: auth.disable_studio_auth ?? false };
   if (typeof env === "string") {
     const envFile = path.resolve(path.dirname(filepath), env);
     if (!existsSync(envFile)) throw new ConfigError(`${displayPath}: env: cannot find the env file '${env}' (looked for ${envFile})`);

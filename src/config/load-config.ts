@@ -126,7 +126,15 @@ function fromLangGraphJson(filepath: string, displayPath: string, modules: Modul
     return {
       filepath,
       displayPath,
-      config: configSchema.parse({ graphs }, PARSE_ONCE),
+      config: configSchema.parse(
+        {
+          graphs,
+          ...(project.auth === undefined
+            ? {}
+            : { auth: { langgraph: project.auth.path, disableStudioAuth: project.auth.disableStudioAuth } }),
+        },
+        PARSE_ONCE,
+      ),
       modules,
       langgraphJson: { project, defaultDescriptions },
     };

@@ -226,6 +226,41 @@ export class InvalidApiKeyError extends ClientError {
   }
 }
 
+/**
+ * A project's LangGraph `Auth` refused the request: its `authenticate` or a handler threw an
+ * HTTP exception (its status and message), or a handler returned `false` (403).
+ */
+export class AuthRefusedError extends ClientError {
+  readonly status: number;
+  readonly code: string;
+  /** The exception's headers (a `WWW-Authenticate`), sent with the answer. */
+  readonly headers: Record<string, string>;
+  constructor(status: number, message: string, headers: Record<string, string>) {
+    super(message);
+    this.status = status;
+    this.code = status === 401 ? "unauthorized" : status === 403 ? "forbidden" : "auth_refused";
+    this.headers = headers;
+  }
+}
+
+/** A project's LangGraph `authenticate` failed or answered nothing usable: the request is refused, not let in. */
+export class AuthFailedError extends ServerError {
+  readonly status = 500;
+  readonly code = "auth_failed";
+  constructor() {
+    super("The server could not check who is calling, so it refused the request. Its operator can read why in its log.");
+  }
+}
+
+/** A project's LangGraph auth handler failed or returned what is not a filter: the request is refused. */
+export class AuthHandlerError extends ServerError {
+  readonly status = 500;
+  readonly code = "auth_handler_failed";
+  constructor() {
+    super("The server could not check what this caller may see, so it refused the request. Its operator can read why in its log.");
+  }
+}
+
 /** The caller's tenant is over its request rate or its concurrent runs. */
 export class RateLimitExceededError extends ServeError {
   readonly status = 429;

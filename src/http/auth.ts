@@ -3,6 +3,7 @@ import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { InvalidApiKeyError } from "../errors/catalogue.js";
 import { PARSE_ONCE } from "../util/parse-once.js";
+import { type LangGraphAuth, type LangGraphAuthContext, userOfTenant } from "./langgraph-auth.js";
 
 /** Who is calling, once authenticated: the tenant, and the models its key may use (all when absent). */
 export interface Caller {
@@ -10,6 +11,13 @@ export interface Caller {
   models?: ReadonlySet<string>;
   /** The wire this caller gets whatever the mount's profile: `chat-ui` for a chat UI's key. */
   profile?: "strict" | "chat-ui";
+  /** The user a project's LangGraph `Auth` handlers see (its `authenticate`'s, or the tenant). */
+  langgraph?: LangGraphAuthContext;
+  /**
+   * Set when a LangGraph `Auth` said who is calling: its users share the Agent Protocol's
+   * threads and store (scope `default`), and its handlers' filters decide what each sees.
+   */
+  sharesAgentScope?: boolean;
 }
 
 /** What an `authenticate` function returns: the tenant (with its models), or null to refuse. */
@@ -43,6 +51,11 @@ export interface AuthSettings {
   keys?: readonly ApiKeyEntry[];
   /** Identity for requests no key matched. */
   authenticate?: Authenticate;
+  /**
+   * A LangGraph project's `Auth`: with an `authenticate` of its own it says who every request
+   * is (the keys then let in LangGraph Studio only); its handlers run on the Agent Protocol.
+   */
+  langgraph?: LangGraphAuth;
 }
 
 /** A secret's SHA-256, the form secrets are kept and compared in (`timingSafeEqual` on equal lengths). */
@@ -77,6 +90,7 @@ function presentedKey(request: FastifyRequest): string | undefined {
 export class Authenticator {
   readonly #keys: { digest: Buffer; caller: Caller }[];
   readonly #authenticate: Authenticate | undefined;
+  readonly #langgraph: LangGraphAuth | undefined;
 
   constructor(settings: AuthSettings) {
     this.#keys = (settings.keys ?? []).map((raw, index) => {
@@ -93,9 +107,15 @@ export class Authenticator {
       return { digest, caller };
     });
     this.#authenticate = settings.authenticate;
-    if (this.#keys.length === 0 && this.#authenticate === undefined) {
-      throw new TypeError("auth needs keys, a keysFile or an authenticate function");
+    this.#langgraph = settings.langgraph;
+    if (this.#keys.length === 0 && this.#authenticate === undefined && this.#langgraph === undefined) {
+      throw new TypeError("auth needs keys, a keysFile, an authenticate function or a LangGraph Auth");
     }
+  }
+
+  /** The project's LangGraph `Auth`, whose handlers the Agent Protocol's routes run. */
+  get langgraph(): LangGraphAuth | undefined {
+    return this.#langgraph;
   }
 
   /** Every model any key names, for checking them against the registry. */
@@ -103,16 +123,37 @@ export class Authenticator {
     return [...new Set(this.#keys.flatMap(({ caller }) => [...(caller.models ?? [])]))];
   }
 
-  /** The caller, or an `invalid_api_key` error. */
+  /** The caller, or an `invalid_api_key` error (or the project's LangGraph `Auth`'s refusal). */
   async identify(request: FastifyRequest): Promise<Caller> {
+    const langgraph = this.#langgraph;
+    if (langgraph?.authenticates === true) {
+      // As on LangGraph's server, the project's `authenticate` decides; a deployment key lets Studio in.
+      const studioKey = request.headers["x-api-key"];
+      const context =
+        langgraph.studioUser(request, typeof studioKey === "string" && this.#matching(studioKey.trim()) !== undefined) ??
+        (await langgraph.authenticate(request));
+      return { tenant: context.user.identity, langgraph: context, sharesAgentScope: true };
+    }
+    const caller = await this.#identify(request);
+    // Handlers without an `authenticate`: they see the tenant as the user.
+    return langgraph === undefined ? caller : { ...caller, langgraph: userOfTenant(caller.tenant) };
+  }
+
+  /** The caller of a key of `auth.keys`, compared in constant time (every key looked at). */
+  #matching(key: string): Caller | undefined {
+    const digest = secretDigest(key);
+    let found: Caller | undefined;
+    for (const entry of this.#keys) {
+      // No early exit: the time taken does not depend on which key matched.
+      if (timingSafeEqual(entry.digest, digest) && found === undefined) found = entry.caller;
+    }
+    return found;
+  }
+
+  async #identify(request: FastifyRequest): Promise<Caller> {
     const key = presentedKey(request);
     if (key !== undefined) {
-      const digest = secretDigest(key);
-      let found: Caller | undefined;
-      for (const entry of this.#keys) {
-        // No early exit: the time taken does not depend on which key matched.
-        if (timingSafeEqual(entry.digest, digest) && found === undefined) found = entry.caller;
-      }
+      const found = this.#matching(key);
       if (found !== undefined) return found;
     }
     if (this.#authenticate !== undefined) {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPM
 import secureJson from "secure-json-parse";
 import type { BackgroundRuns } from "../background/background-runs.js";
 import {
+  AuthRefusedError,
   InvalidApiKeyError,
   InvalidRequestError,
   MethodNotAllowedError,
@@ -145,6 +146,9 @@ export function sendServeError(
   if (serveError.retryAfterSeconds !== undefined) reply.header("retry-after", String(serveError.retryAfterSeconds));
   if (serveError instanceof MethodNotAllowedError) reply.header("allow", serveError.allow.join(", "));
   if (serveError instanceof InvalidApiKeyError) reply.header("www-authenticate", 'Bearer realm="chat-serve"');
+  if (serveError instanceof AuthRefusedError) {
+    for (const [name, value] of Object.entries(serveError.headers)) reply.header(name, value);
+  }
   reply.request.chatServeFailure = serveError.code;
   return reply.status(serveError.status).send(render(serveError));
 }

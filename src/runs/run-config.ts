@@ -1,6 +1,7 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { CallbackManager, type Callbacks } from "@langchain/core/callbacks/manager";
 import { PARAMETERS_METADATA_KEY } from "../parameters/request-parameters.js";
+import type { RunCaller } from "../settings/runtime-context.js";
 import type { RequestParameters } from "../wire/parameters.js";
 
 const RUN_NAME = "svc.chat_completion";
@@ -17,6 +18,8 @@ export interface RunConfigInput {
   operationId?: string;
   signal: AbortSignal;
   context?: unknown;
+  /** The user a project's LangGraph `Auth` said is calling (`RunCaller.langgraph`). */
+  user?: NonNullable<RunCaller["langgraph"]>;
   /** The checkpoint thread (and the checkpoint to continue from) of a graph with a checkpointer. */
   thread?: { thread_id: string; checkpoint_id?: string };
   /**
@@ -66,6 +69,15 @@ export function buildRunConfig(input: RunConfigInput): Record<string, unknown> {
   if (Object.keys(metadata).length > 0) config.metadata = metadata;
   if (input.context !== undefined) config.context = input.context;
   if (input.thread !== undefined) config.configurable = { ...input.thread };
+  if (input.user !== undefined) {
+    // Where LangGraph's server puts the user its `Auth` returned, for graphs that act on their behalf.
+    config.configurable = {
+      ...(config.configurable as Record<string, unknown> | undefined),
+      langgraph_auth_user: input.user.user,
+      langgraph_auth_user_id: input.user.user.identity,
+      langgraph_auth_permissions: input.user.scopes,
+    };
+  }
   if (input.durability !== undefined) config.durability = input.durability;
   return config;
 }

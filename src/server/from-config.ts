@@ -7,6 +7,7 @@ import { ConfigError, RegistrationError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { type ApiKeyEntry, type Authenticate, type AuthSettings, apiKeyEntrySchema } from "../http/auth.js";
+import { isLangGraphAuth, LangGraphAuth } from "../http/langgraph-auth.js";
 import type { LimitSettings } from "../http/limits.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
@@ -104,10 +105,39 @@ async function authFromConfig(loaded: LoadedConfig, registry: GraphRegistry): Pr
   if (authenticate !== undefined && typeof authenticate !== "function") {
     throw new ConfigError(`${loaded.displayPath}: auth.authenticate: must be a function of the request`);
   }
-  if (keys.length === 0 && authenticate === undefined) {
+  const langgraph = await langGraphAuthFromConfig(loaded, auth.langgraph, auth.disableStudioAuth);
+  if (keys.length === 0 && authenticate === undefined && langgraph === undefined) {
     throw new ConfigError(`${loaded.displayPath}: auth.keysFile: has no keys, and there is no auth.authenticate`);
   }
-  return { keys, ...(authenticate === undefined ? {} : { authenticate: authenticate as Authenticate }) };
+  return {
+    keys,
+    ...(authenticate === undefined ? {} : { authenticate: authenticate as Authenticate }),
+    ...(langgraph === undefined ? {} : { langgraph }),
+  };
+}
+
+/**
+ * A LangGraph project's `Auth` (`langgraph.json`'s `auth.path`, a config's `auth.langgraph`),
+ * imported now: a module that does not load, or that exports no `Auth`, stops the start with
+ * one line naming the file and the key, never a server that lets callers in unchecked.
+ */
+async function langGraphAuthFromConfig(
+  loaded: LoadedConfig,
+  value: unknown,
+  disableStudioAuth: boolean | undefined,
+): Promise<LangGraphAuth | undefined> {
+  if (value === undefined) return undefined;
+  const key = loaded.langgraphJson === undefined ? "auth.langgraph" : "auth.path";
+  const auth =
+    typeof value === "string"
+      ? await loadModuleReference(value, { baseDir: path.dirname(loaded.filepath), file: loaded.displayPath, key, modules: loaded.modules })
+      : value;
+  if (!isLangGraphAuth(auth)) {
+    throw new ConfigError(
+      `${loaded.displayPath}: ${key}: must be an Auth of @langchain/langgraph-sdk/auth (export const auth = new Auth()...)`,
+    );
+  }
+  return new LangGraphAuth(auth, { disableStudioAuth: disableStudioAuth === true });
 }
 
 /** Builds the backends, the registry and the checkpoint scope a config file describes. */

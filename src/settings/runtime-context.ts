@@ -6,6 +6,8 @@ import type { ClientSettingsModel } from "./client-settings.js";
 /** Who is calling: the authenticated tenant on a server with `auth`. */
 export interface RunCaller {
   tenant?: string;
+  /** The user a project's LangGraph `Auth` said is calling: graphs read it as on LangGraph's server. */
+  langgraph?: { user: Record<string, unknown> & { identity: string }; scopes: string[] };
 }
 
 export type ContextFactory = (

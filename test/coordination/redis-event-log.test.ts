@@ -66,10 +66,10 @@ describe("a run's event log in Redis, read back where it is written", { skip, ti
     const run = randomUUID();
     await elsewhere.append(run, [event(0)]);
     const reading = follow(here, run, -1);
-    await eventually(() => assert.equal(here.followers, 1, "it follows on Redis before the run starts here"));
+    await eventually(async () => assert.equal(here.followers, 1, "it follows on Redis before the run starts here"), 5_000);
     here.claim(run, 1);
     await here.append(run, [event(1)]);
-    await eventually(() => assert.equal(here.followers, 0, "its connection went back to the pool"));
+    await eventually(async () => assert.equal(here.followers, 0, "its connection went back to the pool"), 5_000);
     await here.append(run, [event(2), event(3)]);
     await here.finish(run);
     assert.deepEqual(await reading, [0, 1, 2, 3], "every event once, in order");
@@ -80,7 +80,7 @@ describe("a run's event log in Redis, read back where it is written", { skip, ti
     here.claim(run, 0);
     await here.append(run, [event(0), event(1)]);
     const reading = follow(here, run, -1);
-    await eventually(async () => assert.equal(await here.last(run), 1));
+    await eventually(async () => assert.equal(await here.last(run), 1), 5_000);
     here.release(run);
     // Another process takes the run over and writes the rest.
     elsewhere.claim(run, 2);
@@ -108,7 +108,7 @@ describe("a run's event log in Redis, read back where it is written", { skip, ti
     log.claim(run, 0);
     await log.append(run, [event(0)]);
     const found = await log.from(run, -1, new AbortController().signal);
-    const events = (found as { events: AsyncGenerator<LoggedEvent> }).events;
+    const events = (found as unknown as { events: AsyncGenerator<LoggedEvent> }).events;
     assert.equal((await events.next()).value?.id, 0);
     const waiting = events.next();
     await log.close();

@@ -220,5 +220,8 @@ test("keys are checked when the server is built: a key must name a tenant and ex
     () => new ChatServe({ graphs: graphs(), auth: { keys: [{ tenant: "a", key: ACME_KEY, models: ["ehco"] }] } }),
     /names the model 'ehco', which is not registered; did you mean 'echo'\?/u,
   );
-  assert.throws(() => new ChatServe({ graphs: graphs(), auth: {} }), /auth needs keys, a keysFile or an authenticate function/u);
+  assert.throws(
+    () => new ChatServe({ graphs: graphs(), auth: {} }),
+    /auth needs keys, a keysFile, an authenticate function or a LangGraph Auth/u,
+  );
 });

@@ -59,7 +59,8 @@ export async function prepareRun(
       created_at: at,
       updated_at: at,
       state_updated_at: at,
-      metadata: {},
+      // A thread a run makes starts with the run's metadata, as on LangGraph's server (an auth handler's owner among it).
+      metadata: { ...request.metadata },
       status: "idle",
     };
   }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AgentNotFoundError } from "../../errors/catalogue.js";
+import type { LangGraphAuth } from "../../http/langgraph-auth.js";
 import { RouteTable } from "../../http/lazy-routes.js";
 import { requestScope } from "../../http/run-request.js";
 import type { SurfaceContext } from "../../http/surface.js";
@@ -27,8 +28,10 @@ export interface LangGraphRoutes {
   threads: AgentThreads;
   /** Protocol v2: each thread's commands and event log. */
   protocol: ProtocolThreads;
-  /** The tenant a request acts for (`default` without tenants). */
+  /** The tenant a request acts for (`default` without tenants, and for the users of a LangGraph `Auth`). */
   scopeOf(request: FastifyRequest): Promise<string>;
+  /** The project's LangGraph `Auth`, whose handlers decide what each user sees (`route-auth.ts`). */
+  auth?: LangGraphAuth;
   /** The model an assistant id names, if the caller's key may use it; 404 otherwise. */
   modelOf(request: FastifyRequest, assistantId: string): string;
   /** The models the caller's key may use. */
@@ -93,7 +96,12 @@ export function langGraphRoutes(
     runs,
     threads,
     protocol: new ProtocolThreads({ threads, logs: runs.protocolLogs, matches: matchesFilter }),
-    scopeOf: (request) => requestScope(request, context.checkpointScope),
+    // A LangGraph `Auth`'s users share the threads, as on LangGraph's server: its handlers' filters tell them apart.
+    scopeOf: (request) =>
+      request.chatServeCaller?.sharesAgentScope === true && context.checkpointScope === undefined
+        ? Promise.resolve("default")
+        : requestScope(request, context.checkpointScope),
+    ...(context.authenticator?.langgraph === undefined ? {} : { auth: context.authenticator.langgraph }),
     modelOf: (request, assistantId) => {
       const model = modelOfAssistant(registry, assistantId);
       if (!visibleModels(registry, request.chatServeCaller).includes(model)) throw new AgentNotFoundError("assistant", assistantId);

@@ -8,6 +8,7 @@ import { clientGone, writeAgentSse } from "./agent-sse.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { parseBody } from "./langgraph-schemas.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
+import { guardProtocolThread, guardRunCreate } from "./route-auth.js";
 
 type ThreadParams = { Params: { thread_id: string } };
 
@@ -71,8 +72,10 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
     const command = parseCommand(request.body);
     const scope = await routes.scopeOf(request);
     const threadId = request.params.thread_id;
+    await guardProtocolThread(routes, request, scope, threadId);
     return protocol.command(scope, threadId, command, async (run) => {
       const model = routes.modelOf(request, run.assistantId);
+      await guardRunCreate(routes, request, scope, threadId, run);
       // Counted against the tenant's and the model's limits, as every run is.
       const admission = await routes.limits?.admit(request, reply, model);
       try {
@@ -87,6 +90,7 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
   on.post<ThreadParams>("/threads/:thread_id/stream/events", async (request, reply) => {
     const filter = parseFilter(request.body);
     const scope = await routes.scopeOf(request);
+    await guardProtocolThread(routes, request, scope, request.params.thread_id);
     const gone = clientGone(reply);
     try {
       await writeAgentSse(reply, asSse(protocol.follow(scope, request.params.thread_id, filter, gone.signal)), {

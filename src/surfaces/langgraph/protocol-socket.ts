@@ -8,6 +8,7 @@ import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { LoggedProtocolEvent, ProtocolEvent, ProtocolFilter } from "../../runs/agent/protocol-log.js";
 import type { ProtocolCommand, StartRun } from "../../runs/agent/protocol-threads.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
+import { guardProtocolThread, guardRunCreate } from "./route-auth.js";
 
 /** What a socket's commands need of the HTTP side: how they are parsed, matched and run. */
 export interface ProtocolSocketDeps {
@@ -23,6 +24,8 @@ export interface ProtocolSocketDeps {
 const OPEN = 1;
 /** Closed because the server is going away (its `close()`). */
 const GOING_AWAY = 1001;
+/** The close code of a socket the server refuses to serve (RFC 6455). */
+const POLICY_VIOLATION = 1008;
 
 /** A GET of the socket's path that is not upgraded (426): a plain request, or the WebSocket turned off. */
 export function upgradeRequired(threadId: string, served: boolean): UpgradeRequiredError {
@@ -47,6 +50,14 @@ export async function serveProtocolSocket(
   early: { messages: string[]; stop(): void },
 ): Promise<void> {
   const scope = await deps.routes.scopeOf(request);
+  try {
+    await guardProtocolThread(deps.routes, request, scope, request.params.thread_id);
+  } catch (error) {
+    // Upgraded already: the refusal is the close (a thread of another user is not found, as over HTTP).
+    early.stop();
+    socket.close(POLICY_VIOLATION, Buffer.from(toServeError(error).message).subarray(0, 120).toString());
+    return;
+  }
   // In one turn: the early messages stop coming there and start coming here.
   early.stop();
   serveSocket(socket, { request, scope, threadId: request.params.thread_id, deps, early: early.messages });
@@ -112,6 +123,7 @@ function serveSocket(
 
   const startRun: StartRun = async (run) => {
     const model = deps.routes.modelOf(request, run.assistantId);
+    await guardRunCreate(deps.routes, request, scope, threadId, run);
     // Limits count the run; a refusal is the command's error (the socket has no headers to set).
     const admission = await deps.routes.limits?.admit(request, undefined, model);
     try {

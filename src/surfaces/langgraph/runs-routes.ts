@@ -7,6 +7,7 @@ import type { AgentRunRecord } from "../../store/agent-records.js";
 import { clientGone, writeAgentSse } from "./agent-sse.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { parseRunCreate } from "./langgraph-schemas.js";
+import { guardRunCreate, guardThread } from "./route-auth.js";
 
 type ThreadParams = { Params: { thread_id: string } };
 type RunParams = { Params: { thread_id: string; run_id: string } };
@@ -25,6 +26,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     const parsed = parseRunCreate(request.body);
     const model = routes.modelOf(request, parsed.request.assistantId);
     const scope = await routes.scopeOf(request);
+    await guardRunCreate(routes, request, scope, (request.params as { thread_id?: string }).thread_id, parsed.request);
     // Counted against the tenant's and the model's limits; its slot is given back when the run ends.
     const admission = await routes.limits?.admit(request, reply, model);
     try {
@@ -151,6 +153,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     "/threads/:thread_id/runs",
     async (request) => {
       const scope = await routes.scopeOf(request);
+      await guardThread(routes, request, scope, request.params.thread_id, "read");
       await routes.threads.record(scope, request.params.thread_id);
       const limit = Math.max(1, Number(request.query.limit ?? 10) || 10);
       const offset = Math.max(0, Number(request.query.offset ?? 0) || 0);
@@ -163,8 +166,10 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     },
   );
 
-  async function known(request: FastifyRequest<RunParams>): Promise<AgentRunRecord> {
+  /** The run the path names, on a thread the caller may `action` (404 otherwise). */
+  async function known(request: FastifyRequest<RunParams>, action: "read" | "update" | "delete" = "read"): Promise<AgentRunRecord> {
     const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, action, { run_id: request.params.run_id });
     const run = await backend(records.getRun(scope, request.params.run_id));
     if (run === undefined || run.thread_id !== request.params.thread_id) throw new AgentNotFoundError("run", request.params.run_id);
     return run;
@@ -173,7 +178,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
   on.get<RunParams>("/threads/:thread_id/runs/:run_id", async (request) => publicRun(await known(request)));
 
   on.delete<RunParams>("/threads/:thread_id/runs/:run_id", async (request, reply) => {
-    const run = await known(request);
+    const run = await known(request, "delete");
     if (run.status === "pending" || run.status === "running") {
       await runs.cancel(run.scope, run.thread_id, run.run_id, { wait: true, action: "interrupt" });
     }
@@ -223,7 +228,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
   on.post<RunParams & { Querystring: { wait?: string; action?: string } }>(
     "/threads/:thread_id/runs/:run_id/cancel",
     async (request, reply) => {
-      const run = await known(request);
+      const run = await known(request, "update");
       const wait = request.query.wait === "true" || request.query.wait === "1";
       const action = request.query.action === "rollback" ? "rollback" : "interrupt";
       await runs.cancel(run.scope, run.thread_id, run.run_id, { wait, action });

@@ -1,10 +1,23 @@
 import type { BaseStore, Item } from "@langchain/langgraph";
-import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
+import { z } from "zod";
+import { AgentInvalidBodyError, AgentNotFoundError, AuthRefusedError } from "../../errors/catalogue.js";
+import { type AuthFilters, matchesFilters } from "../../http/langgraph-auth.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
 import { backendCall } from "../../runs/agent/agent-run-config.js";
 import { keptPage } from "../../util/kept-page.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { namespace as namespaceSchema, parseBody, storeDelete, storeNamespaces, storePut, storeSearch } from "./langgraph-schemas.js";
+import { authorize } from "./route-auth.js";
+
+/** An item asked for (as a `store:get` handler may have changed it). */
+const storeGet = z.object({ namespace: namespaceSchema, key: z.string().min(1) });
+
+/** Whether an item passes a `store:*` handler's filters: its value's fields, its `namespace` and `key`, as LangGraph's server reads them. */
+function itemPasses(namespace: readonly string[], key: string | undefined, value: unknown, filters: AuthFilters | undefined): boolean {
+  if (filters === undefined) return true;
+  const fields = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+  return matchesFilters({ ...fields, namespace: [...namespace], ...(key === undefined ? {} : { key }) }, filters);
+}
 
 /** The first label of a tenant's namespaces: the store routes of one tenant see only theirs. */
 const TENANT_LABEL = "chat-serve-tenant";
@@ -70,8 +83,16 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
     });
 
   on.put("/store/items", async (request, reply) => {
-    const body = parseBody(storePut, request.body, "item");
+    const sent = parseBody(storePut, request.body, "item");
     const scope = await routes.scopeOf(request);
+    const { filters, value } = await authorize(routes, request, "store:put", { ...sent });
+    const body = parseBody(storePut, value, "item");
+    if (filters !== undefined) {
+      const existing = await call(() => store.get(inScope(scope, body.namespace), body.key));
+      if (existing !== null && !itemPasses(body.namespace, body.key, existing.value, filters))
+        throw new AgentNotFoundError("item", body.key);
+      if (!itemPasses(body.namespace, body.key, body.value, filters)) throw new AuthRefusedError(403, "Not authorized", {});
+    }
     await call(() => store.put(inScope(scope, body.namespace), body.key, body.value));
     return reply.status(204).send();
   });
@@ -85,14 +106,25 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
       "namespace",
     );
     const scope = await routes.scopeOf(request);
-    const item = await call(() => store.get(inScope(scope, labels), key));
-    if (item === null) throw new AgentNotFoundError("item", key);
+    const { filters, value } = await authorize(routes, request, "store:get", { namespace: labels, key });
+    const asked = parseBody(storeGet, value, "item");
+    const item = await call(() => store.get(inScope(scope, asked.namespace), asked.key));
+    if (item === null || !itemPasses(asked.namespace, asked.key, item.value, filters)) throw new AgentNotFoundError("item", asked.key);
     return itemJson(scope, item);
   });
 
   on.delete("/store/items", async (request, reply) => {
-    const body = parseBody(storeDelete, request.body, "item");
+    const sent = parseBody(storeDelete, request.body, "item");
     const scope = await routes.scopeOf(request);
+    const { filters, value } = await authorize(routes, request, "store:delete", { ...sent });
+    const body = parseBody(storeDelete, value, "item");
+    if (filters !== undefined) {
+      const existing = await call(() => store.get(inScope(scope, body.namespace), body.key));
+      if (existing !== null && !itemPasses(body.namespace, body.key, existing.value, filters))
+        throw new AgentNotFoundError("item", body.key);
+      if (existing === null && !itemPasses(body.namespace, body.key, undefined, filters))
+        throw new AuthRefusedError(403, "Not authorized", {});
+    }
     await call(() => store.delete(inScope(scope, body.namespace), body.key));
     return reply.status(204).send();
   });
@@ -100,7 +132,14 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
   on.post("/store/items/search", async (request) => {
     const body = parseBody(storeSearch, request.body, "search");
     const scope = await routes.scopeOf(request);
-    const prefix = inScope(scope, body.namespace_prefix ?? []);
+    const { filters, value } = await authorize(routes, request, "store:search", {
+      namespace: body.namespace_prefix ?? [],
+      filter: body.filter ?? undefined,
+      limit: body.limit ?? 10,
+      offset: body.offset ?? 0,
+      query: body.query ?? undefined,
+    });
+    const prefix = inScope(scope, parseBody(namespaceSchema, value.namespace, "namespace"));
     const items = await keptPage(
       (offset, limit) =>
         call(() =>
@@ -111,7 +150,7 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
             ...(body.query == null ? {} : { query: body.query }),
           }),
         ),
-      (item) => visibleTo(scope, item.namespace),
+      (item) => visibleTo(scope, item.namespace) && itemPasses(outOfScope(scope, item.namespace), item.key, item.value, filters),
       body.offset ?? 0,
       body.limit ?? 10,
     );
@@ -121,7 +160,14 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
   on.post("/store/namespaces", async (request) => {
     const body = parseBody(storeNamespaces, request.body, "namespace listing");
     const scope = await routes.scopeOf(request);
-    const prefix = inScope(scope, body.prefix ?? []);
+    const { filters, value } = await authorize(routes, request, "store:list_namespaces", {
+      namespace: body.prefix ?? undefined,
+      suffix: body.suffix ?? undefined,
+      max_depth: body.max_depth ?? undefined,
+      limit: body.limit ?? 100,
+      offset: body.offset ?? 0,
+    });
+    const prefix = inScope(scope, parseBody(namespaceSchema, value.namespace ?? [], "namespace"));
     const depth = body.max_depth == null ? undefined : body.max_depth + (scope === "default" ? 0 : 2);
     const namespaces = await keptPage(
       (offset, limit) =>
@@ -134,7 +180,7 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
             offset,
           }),
         ),
-      (labels) => visibleTo(scope, labels),
+      (labels) => visibleTo(scope, labels) && itemPasses(outOfScope(scope, labels), undefined, undefined, filters),
       body.offset ?? 0,
       body.limit ?? 100,
     );

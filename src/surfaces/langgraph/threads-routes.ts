@@ -1,8 +1,11 @@
 import type { FastifyRequest } from "fastify";
+import { AgentConflictError } from "../../errors/catalogue.js";
+import { matchesFilters } from "../../http/langgraph-auth.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
 import type { AgentThreadRecord } from "../../store/agent-records.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { historyRequest, parseBody, stateUpdate, threadCreate, threadPatch, threadSearch } from "./langgraph-schemas.js";
+import { authorize, guardThread, visible } from "./route-auth.js";
 
 type ThreadParams = { Params: { thread_id: string } };
 
@@ -18,18 +21,36 @@ function subgraphsOf(request: FastifyRequest): boolean {
   return value === "true" || value === "1";
 }
 
+/** What a search asks, as a `threads:search` handler sees it. */
+function searchValue(body: { metadata?: unknown; ids?: unknown; status?: unknown; values?: unknown; limit?: unknown; offset?: unknown }) {
+  return { metadata: body.metadata, ids: body.ids, status: body.status, values: body.values, limit: body.limit, offset: body.offset };
+}
+
 /** Threads: create, read, change, delete, search and count them; their state and its history. */
 export function registerThreadRoutes(on: RouteTable, routes: LangGraphRoutes): void {
   const { threads } = routes;
 
   on.post("/threads", async (request) => {
     const body = parseBody(threadCreate, request.body, "thread");
-    return threads.json(await threads.create(await routes.scopeOf(request), body));
+    const scope = await routes.scopeOf(request);
+    const { filters, value } = await authorize(routes, request, "threads:create", {
+      thread_id: body.thread_id ?? undefined,
+      metadata: { ...body.metadata },
+      if_exists: body.if_exists ?? undefined,
+    });
+    if (filters !== undefined && body.thread_id != null) {
+      // Another user's thread of that id is one this caller may not have, as on LangGraph's server.
+      const existing = await threads.find(scope, body.thread_id);
+      if (existing !== undefined && !matchesFilters(existing.metadata, filters))
+        throw new AgentConflictError(`Thread ${body.thread_id} already exists.`);
+    }
+    return threads.json(await threads.create(scope, { ...body, metadata: value.metadata }));
   });
 
   on.post("/threads/search", async (request, reply) => {
     const body = parseBody(threadSearch, request.body, "search");
-    const found = await threads.search(await routes.scopeOf(request), body);
+    const { filters } = await authorize(routes, request, "threads:search", searchValue(body));
+    const found = visible(await threads.search(await routes.scopeOf(request), body), filters);
     found.sort(SORTED_BY(body.sort_by ?? "created_at", body.sort_order ?? "desc"));
     const offset = body.offset ?? 0;
     const limit = body.limit ?? 10;
@@ -45,56 +66,69 @@ export function registerThreadRoutes(on: RouteTable, routes: LangGraphRoutes): v
 
   on.post("/threads/count", async (request) => {
     const body = parseBody(threadSearch, request.body, "count");
-    return (await threads.search(await routes.scopeOf(request), body)).length;
+    const { filters } = await authorize(routes, request, "threads:search", searchValue(body));
+    return visible(await threads.search(await routes.scopeOf(request), body), filters).length;
   });
 
   on.get<ThreadParams>("/threads/:thread_id", async (request) => {
-    return threads.json(await threads.record(await routes.scopeOf(request), request.params.thread_id));
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, "read");
+    return threads.json(await threads.record(scope, request.params.thread_id));
   });
 
   on.patch<ThreadParams>("/threads/:thread_id", async (request) => {
     const body = parseBody(threadPatch, request.body, "thread");
-    return threads.json(await threads.patch(await routes.scopeOf(request), request.params.thread_id, body.metadata ?? {}));
+    const scope = await routes.scopeOf(request);
+    const value = await guardThread(routes, request, scope, request.params.thread_id, "update", { metadata: { ...body.metadata } });
+    return threads.json(await threads.patch(scope, request.params.thread_id, (value.metadata as Record<string, unknown>) ?? {}));
   });
 
   on.delete<ThreadParams>("/threads/:thread_id", async (request, reply) => {
-    await threads.delete(await routes.scopeOf(request), request.params.thread_id);
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, "delete");
+    await threads.delete(scope, request.params.thread_id);
     return reply.status(204).send();
   });
 
   on.post<ThreadParams>("/threads/:thread_id/copy", async (request) => {
-    return threads.json(await threads.copy(await routes.scopeOf(request), request.params.thread_id));
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, "read");
+    return threads.json(await threads.copy(scope, request.params.thread_id));
   });
 
   on.get<ThreadParams>("/threads/:thread_id/state", async (request) => {
-    return threads.state(await routes.scopeOf(request), request.params.thread_id, undefined, subgraphsOf(request));
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, "read");
+    return threads.state(scope, request.params.thread_id, undefined, subgraphsOf(request));
   });
 
   on.get<{ Params: { thread_id: string; checkpoint_id: string } }>("/threads/:thread_id/state/:checkpoint_id", async (request) => {
     const { thread_id: threadId, checkpoint_id: checkpointId } = request.params;
-    return threads.state(await routes.scopeOf(request), threadId, { checkpoint_id: checkpointId }, subgraphsOf(request));
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, threadId, "read");
+    return threads.state(scope, threadId, { checkpoint_id: checkpointId }, subgraphsOf(request));
   });
 
   on.post<ThreadParams>("/threads/:thread_id/state/checkpoint", async (request) => {
     const body = parseBody(historyRequest.pick({ checkpoint: true }), request.body, "checkpoint");
-    return threads.state(await routes.scopeOf(request), request.params.thread_id, body.checkpoint ?? undefined, subgraphsOf(request));
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, "read");
+    return threads.state(scope, request.params.thread_id, body.checkpoint ?? undefined, subgraphsOf(request));
   });
 
   on.post<ThreadParams>("/threads/:thread_id/state", async (request) => {
     const body = parseBody(stateUpdate, request.body, "state update");
     const checkpoint = { ...body.checkpoint, ...(body.checkpoint_id == null ? {} : { checkpoint_id: body.checkpoint_id }) };
-    return threads.update(
-      await routes.scopeOf(request),
-      request.params.thread_id,
-      body.values ?? null,
-      body.as_node ?? undefined,
-      checkpoint,
-    );
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, "update");
+    return threads.update(scope, request.params.thread_id, body.values ?? null, body.as_node ?? undefined, checkpoint);
   });
 
   on.post<ThreadParams>("/threads/:thread_id/history", async (request) => {
     const body = parseBody(historyRequest, request.body, "history request");
-    return threads.history(await routes.scopeOf(request), request.params.thread_id, { ...body, limit: body.limit ?? 10 });
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, "read");
+    return threads.history(scope, request.params.thread_id, { ...body, limit: body.limit ?? 10 });
   });
 
   on.get<ThreadParams & { Querystring: { limit?: string; before?: string } }>("/threads/:thread_id/history", async (request) => {
@@ -104,6 +138,8 @@ export function registerThreadRoutes(on: RouteTable, routes: LangGraphRoutes): v
       { limit: Number.isInteger(limit) ? limit : 10, before: request.query.before },
       "history request",
     );
-    return threads.history(await routes.scopeOf(request), request.params.thread_id, { ...body, limit: body.limit ?? 10 });
+    const scope = await routes.scopeOf(request);
+    await guardThread(routes, request, scope, request.params.thread_id, "read");
+    return threads.history(scope, request.params.thread_id, { ...body, limit: body.limit ?? 10 });
   });
 }

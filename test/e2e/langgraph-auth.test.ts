@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import OpenAI from "openai";
+import { REPO_ROOT, type RunningServer, runCli, startCli } from "../helpers/cli.js";
+
+// A LangGraph.js project whose langgraph.json names an `Auth` (LangGraph's custom-auth guide:
+// a token per user, an owner on everything, a store namespace per user), served as is and
+// driven by the LangGraph SDK's Client with two users' tokens.
+const FIXTURE = fileURLToPath(new URL("../fixtures/langgraph-auth-project/", import.meta.url));
+const input = (text: string) => ({ messages: [{ role: "user", content: text }] });
+
+describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout: 120_000 }, () => {
+  let server: RunningServer;
+  let origin: string;
+  const as = (token: string | undefined) =>
+    new Client({ apiUrl: origin, defaultHeaders: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  const post = (route: string, token: string | undefined, body: unknown) =>
+    fetch(`${origin}${route}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+      body: JSON.stringify(body),
+    });
+
+  before(async () => {
+    server = await startCli([], { cwd: FIXTURE });
+    origin = new URL(server.baseURL).origin;
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("the start says where its auth comes from", () => {
+    assert.match(server.output(), /langgraph read 1 graph, auth from \.\/src\/auth\.ts:auth from langgraph\.json/u);
+  });
+
+  test("no token, a wrong one, or an authenticate that breaks: refused in the protocol's shape, no internals", async () => {
+    const none = await post("/threads", undefined, {});
+    assert.equal(none.status, 401);
+    assert.deepEqual(await none.json(), { detail: "Invalid token" });
+    const wrong = await post("/threads/search", "token-mallory", {});
+    assert.equal(wrong.status, 401);
+    const broken = await post("/threads", "token-broken", {});
+    assert.equal(broken.status, 500);
+    const text = await broken.text();
+    assert.doesNotMatch(text, /hunter2|10\.1\.2\.3|database/u, "the project's error text stays in the log");
+    assert.match(JSON.parse(text).detail, /could not check who is calling/u);
+    // Every surface asks the same Auth: an OpenAI client without a token is refused too.
+    const openai = new OpenAI({ baseURL: server.baseURL, apiKey: "not-a-token" });
+    await assert.rejects(openai.models.list(), (error: { status?: number }) => error.status === 401);
+  });
+
+  test("each user sees only their own threads and runs; another's is not found", async () => {
+    const alice = as("token-alice");
+    const bob = as("token-bob");
+    const thread = await alice.threads.create({ metadata: { topic: "plans" } });
+    assert.deepEqual(thread.metadata, { topic: "plans", owner: "alice" }, "the handler made alice its owner");
+    const waited = (await alice.runs.wait(thread.thread_id, "agent", { input: input("hello") })) as {
+      messages: { content: string }[];
+    };
+    assert.equal(waited.messages.at(-1)?.content, "alice said: hello", "the graph got the user in its config");
+
+    await assert.rejects(bob.threads.get(thread.thread_id), /404/u);
+    await assert.rejects(bob.threads.getState(thread.thread_id), /404/u);
+    await assert.rejects(bob.threads.update(thread.thread_id, { metadata: { owner: "bob" } }), /404/u);
+    await assert.rejects(bob.runs.wait(thread.thread_id, "agent", { input: input("mine now") }), /404/u);
+    await assert.rejects(bob.runs.list(thread.thread_id), /404/u);
+    const [run] = await alice.runs.list(thread.thread_id);
+    assert.ok(run !== undefined);
+    await assert.rejects(bob.runs.get(thread.thread_id, run.run_id), /404/u);
+    await assert.rejects(bob.threads.delete(thread.thread_id), /404/u);
+
+    const bobs = await bob.threads.create();
+    const seenByBob = (await bob.threads.search()).map((found) => found.thread_id);
+    assert.ok(seenByBob.includes(bobs.thread_id));
+    assert.ok(!seenByBob.includes(thread.thread_id), "alice's thread is not in bob's search");
+    const seenByAlice = (await alice.threads.search({ limit: 100 })).map((found) => found.thread_id);
+    assert.ok(seenByAlice.includes(thread.thread_id) && !seenByAlice.includes(bobs.thread_id));
+    assert.equal(await bob.threads.count(), seenByBob.length);
+    // Taking another user's thread id is refused as LangGraph's server refuses it.
+    const taken = await post("/threads", "token-bob", { thread_id: thread.thread_id, if_exists: "do_nothing" });
+    assert.equal(taken.status, 409);
+    // A thread a run makes is its user's too.
+    const made = await bob.runs.create(null, "agent", { input: input("stateless") });
+    assert.ok(made.run_id);
+    assert.equal((await alice.threads.get(thread.thread_id)).metadata.owner, "alice");
+  });
+
+  test("the store: a user's namespace is theirs; a handler that refuses is a 403", async () => {
+    const alice = as("token-alice");
+    const bob = as("token-bob");
+    await alice.store.putItem(["alice", "prefs"], "color", { value: "green" });
+    assert.deepEqual((await alice.store.getItem(["alice", "prefs"], "color"))?.value, { value: "green" });
+    await assert.rejects(bob.store.getItem(["alice", "prefs"], "color"), /403/u);
+    await assert.rejects(bob.store.putItem(["alice", "prefs"], "color", { value: "red" }), /403/u);
+    await assert.rejects(bob.store.searchItems(["alice"]), /403/u);
+    const found = await alice.store.searchItems(["alice"]);
+    assert.deepEqual(
+      found.items.map((item) => item.key),
+      ["color"],
+    );
+  });
+
+  test("a handler that returns a filter of the wrong shape refuses the request, never answers unfiltered", async () => {
+    const refused = await post("/assistants/search", "token-bob", {});
+    assert.equal(refused.status, 500);
+    assert.match(((await refused.json()) as { detail: string }).detail, /could not check what this caller may see/u);
+    assert.match(server.output(), /auth handler for assistants:search returned an object with an operator other than \$eq or \$contains/u);
+  });
+});
+
+describe("a LangGraph project whose Auth does not load", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "chat-serve-auth-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("`init --from langgraph.json` writes the Auth into the chat-serve config", async () => {
+    cpSync(FIXTURE, dir, { recursive: true });
+    const init = await runCli(["init", "--from", "langgraph.json"], { cwd: dir });
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(readFileSync(path.join(dir, "chat-serve.config.ts"), "utf8"), /\n {2}auth: \{ langgraph: "\.\/src\/auth\.ts:auth" \},\n/u);
+    rmSync(path.join(dir, "chat-serve.config.ts"));
+  });
+
+  test("refuses to start, in one line naming the file and the key", async () => {
+    writeFileSync(path.join(dir, "src/auth.ts"), 'throw new Error("the auth module is broken");\nexport const auth = 1;\n');
+    // The project resolves chat-serve's own packages (the fixture has no node_modules of its own).
+    const result = await runCli(["start", "--port", "0"], { cwd: dir, env: { NODE_PATH: path.join(REPO_ROOT, "node_modules") } });
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /langgraph\.json: auth\.path: .*the auth module is broken/u);
+    assert.doesNotMatch(result.stdout, /ready http/u);
+  });
+
+  test("an export that is no Auth refuses to start too", async () => {
+    writeFileSync(path.join(dir, "src/auth.ts"), "export const auth = { authenticate: () => 'anyone' };\n");
+    const result = await runCli(["start", "--port", "0"], { cwd: dir, env: { NODE_PATH: path.join(REPO_ROOT, "node_modules") } });
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /langgraph\.json: auth\.path: must be an Auth of @langchain\/langgraph-sdk\/auth/u);
+  });
+});

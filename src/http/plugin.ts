@@ -93,7 +93,7 @@ export interface ChatServePluginOptions {
  * A request body as JSON, refusing `__proto__` and `constructor.prototype` keys as fastify
  * does. A syntax error names where, as a line and column.
  */
-function parseJsonBody(text: string): unknown {
+export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") throw new InvalidRequestError("The request body is empty; send a JSON object.");
   try {
     return secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" });

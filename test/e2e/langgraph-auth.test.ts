@@ -87,7 +87,7 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     // A thread a run makes is its user's too.
     const made = await bob.runs.create(null, "agent", { input: input("stateless") });
     assert.ok(made.run_id);
-    assert.equal((await alice.threads.get(thread.thread_id)).metadata.owner, "alice");
+    assert.equal((await alice.threads.get(thread.thread_id)).metadata?.owner, "alice");
   });
 
   test("the store: a user's namespace is theirs; a handler that refuses is a 403", async () => {

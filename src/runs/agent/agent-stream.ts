@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentGraph } from "./agent-graph.js";
+import { debugEvent, debugTask } from "./debug-payload.js";
 
 /** The stream modes a client may ask for, as the LangGraph Agent Protocol names them. */
 export const AGENT_STREAM_MODES = [
@@ -102,7 +103,10 @@ function* partEvents(
     return;
   }
   if (mode === "values" && legacy !== undefined && namespace.length === 0) yield* legacy.values(data);
-  if (modes.has(mode)) yield { event: eventName(mode, namespace), data };
+  if (!modes.has(mode)) return;
+  // As LangGraph's server writes them: checkpoints named in snake case, tasks by their checkpoint.
+  const shown = mode === "debug" ? debugEvent(data) : mode === "tasks" ? debugTask(data) : data;
+  yield { event: eventName(mode, namespace), data: shown };
 }
 
 /**

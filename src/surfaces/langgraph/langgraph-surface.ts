@@ -1,6 +1,7 @@
 import type { HTTPMethods } from "fastify";
 import { normalizePrefix } from "../../http/env.js";
 import { registerLazyRoutes } from "../../http/lazy-routes.js";
+import { parseJsonBody } from "../../http/plugin.js";
 import type { Surface, SurfaceSwitch } from "../../http/surface.js";
 import { acceptUpgrades, isUpgrade, openWebSocket } from "../../http/websocket-upgrade.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
@@ -81,6 +82,15 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
       // Messages in replies as the protocol writes them (`{ type, content, … }`), not LangChain's
       // constructor form: set first, as each route takes the serializer set when it is made.
       app.setReplySerializer((payload) => protocolJson(payload));
+      // JSON sent as text/plain (LangGraph Studio's requests, a browser's simple requests) is read
+      // as JSON, as LangGraph's server reads it.
+      app.addContentTypeParser("text/plain", { parseAs: "string" }, (_request, body, done) => {
+        try {
+          done(null, parseJsonBody(body as string));
+        } catch (error) {
+          done(error as Error, undefined);
+        }
+      });
       const startedAt = new Date().toISOString();
       let runs: AgentRuns | undefined;
       let protocol: ProtocolThreads | undefined;

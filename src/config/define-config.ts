@@ -137,6 +137,17 @@ export const configSchema = z.strictObject({
     )
     .optional(),
   limits: limitSchema.extend({ perModel: z.record(z.string(), limitSchema).optional() }).optional(),
+  graphStore: z
+    .strictObject({
+      index: z
+        .strictObject({
+          embed: valueOrReference("LangChain embeddings, a function of texts to vectors, or 'provider:model'"),
+          dims: z.int("must be a whole number: the embeddings' dimensions").min(1),
+          fields: z.array(z.string().min(1)).min(1, "must list at least one field; leave it out for the whole value").optional(),
+        })
+        .optional(),
+    })
+    .optional(),
   metrics: z
     .strictObject({
       enabled: z.boolean().default(true),
@@ -331,6 +342,14 @@ export interface ChatServeConfig {
     langgraph?: Referable<object>;
     /** LangGraph Studio's requests go through `langgraph`'s `authenticate` too (`disable_studio_auth`). */
     disableStudioAuth?: boolean;
+  };
+  /**
+   * LangGraph's store, which graphs read through `config.store` (`langgraph.json`'s `store`):
+   * `index` makes `search({ query })` semantic (`embed`: LangChain embeddings, a function of
+   * texts to vectors, a `"./embed.ts:export"` reference or `"openai:text-embedding-3-small"`).
+   */
+  graphStore?: {
+    index?: { embed: Referable<object> | string; dims: number; fields?: string[] };
   };
   /** Per-tenant limits; `perModel` gives a model limits (and counters) of its own. */
   limits?: {

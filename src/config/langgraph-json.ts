@@ -10,7 +10,7 @@ import { PARSE_ONCE } from "../util/parse-once.js";
 export const LANGGRAPH_JSON = "langgraph.json";
 
 /** The keys of `langgraph.json` chat-serve reads; every other key is reported once and ignored. */
-const READ_KEYS = ["graphs", "env", "auth"];
+const READ_KEYS = ["graphs", "env", "auth", "store"];
 
 const graphReference = z.union([
   z.string().min(1, "must be a './file.ts:export' reference"),
@@ -19,6 +19,17 @@ const graphReference = z.union([
 const langGraphJsonSchema = z.looseObject({
   graphs: z.record(z.string().min(1), graphReference, "is required: an object of graph id → './file.ts:export'"),
   env: z.union([z.string().min(1), z.record(z.string(), z.string())], "must be a path to an env file or an object of variables").optional(),
+  store: z
+    .looseObject({
+      index: z
+        .looseObject({
+          embed: z.string("is required: './embed.ts:embed' or 'openai:text-embedding-3-small'").min(1, "must not be empty"),
+          dims: z.int("is required: the embeddings' dimensions, a whole number").min(1),
+          fields: z.array(z.string().min(1)).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
   auth: z
     .looseObject({
       path: z.string("is required: './auth.ts:auth', the module and export of the project's Auth").min(1, "must not be empty"),
@@ -42,6 +53,8 @@ export interface LangGraphProject {
   ignoredKeys: string[];
   /** Where `env` came from: the env file's path as written, or `langgraph.json` itself for an object. */
   env?: { from: string; variables: Record<string, string> };
+  /** `store.index`: the semantic index of LangGraph's store (`embed` relative to the file's folder, or `provider:model`). */
+  storeIndex?: { embed: string; dims: number; fields?: string[] };
   /** `auth`: the project's `Auth` (`./auth.ts:auth`, relative to the file's folder) and Studio's way in. */
   auth?: { path: string; disableStudioAuth: boolean };
 }
@@ -73,7 +86,13 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
     graphs,
     ignoredKeys: Object.keys(parsed.data).filter((key) => !READ_KEYS.includes(key)),
   };
-  const { env, auth } = parsed.data;
+  const { env, auth, store } = parsed.data;
+  if (store?.index !== undefined) {
+    const { embed, dims, fields } = store.index;
+    project.storeIndex = { embed, dims, ...(fields === undefined ? {} : { fields }) };
+  }
+  // What of `store` is not read yet is named with the other keys left aside.
+  for (const key of Object.keys(store ?? {})) if (key !== "index") project.ignoredKeys.push(`store.${key}`);
   if (auth !== undefined) project.auth = { path: auth.path, disableStudioAuth: auth.disable_studio_auth ?? false };
   if (typeof env === "string") {
     const envFile = path.resolve(path.dirname(filepath), env);

@@ -132,6 +132,7 @@ function fromLangGraphJson(filepath: string, displayPath: string, modules: Modul
           ...(project.auth === undefined
             ? {}
             : { auth: { langgraph: project.auth.path, disableStudioAuth: project.auth.disableStudioAuth } }),
+          ...(project.storeIndex === undefined ? {} : { graphStore: { index: project.storeIndex } }),
         },
         PARSE_ONCE,
       ),

@@ -1,10 +1,11 @@
-import { type BaseStore, MemorySaver } from "@langchain/langgraph";
+import { type BaseStore, InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import type { Redis } from "ioredis";
 import { type ParsedConfig, storeConfigOf } from "../config/define-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import type { ConversationStore } from "../store/conversation-store.js";
+import type { GraphStoreIndex } from "../store/graph-store-index.js";
 import { MemoryConversationStore } from "../store/memory-conversation-store.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 
@@ -39,10 +40,44 @@ export interface BackendOptions {
   timeoutMs?: number;
   /** Told about connection errors, which never crash the process. */
   onConnectionError?: (backend: "checkpointer" | "coordinator" | "store", error: Error) => void;
+  /** The semantic index of LangGraph's store, and where the config sets it (for its errors). */
+  graphStoreIndex?: GraphStoreIndex & { where: string };
 }
 
 // Setup creates tables and may wait on another process's setup lock: more than one call's worth.
 const SETUP_TIMEOUT_MS = 30_000;
+
+/** LangGraph's index config of the store. */
+function storeIndex(index: GraphStoreIndex): { dims: number; embeddings: GraphStoreIndex["embeddings"]; fields?: string[] } {
+  return { dims: index.dims, embeddings: index.embeddings, ...(index.fields === undefined ? {} : { fields: index.fields }) };
+}
+
+/**
+ * A semantic store on Postgres needs the pgvector extension (`PostgresStore` creates it): a
+ * Postgres without it stops the start with one line saying what to install, never a store
+ * that searches without meaning.
+ */
+async function requirePgvector(
+  client: { query(text: string): Promise<{ rowCount: number | null }> },
+  url: string,
+  where: string,
+): Promise<void> {
+  const found = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+  if ((found.rowCount ?? 0) > 0) return;
+  const { ConfigError } = await import("../errors/catalogue.js");
+  throw new ConfigError(
+    `${where}: a semantic store needs the pgvector extension, which the Postgres at ${hostOf(url)} does not have: install it (the postgresql-<version>-pgvector package, or from github.com/pgvector/pgvector), or leave the index out`,
+  );
+}
+
+/** Where a Postgres URL points, with no user or password. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the configured URL";
+  }
+}
 
 /** Builds the configured checkpointer, coordinator and pending-run index. */
 export async function backendsFromConfig(
@@ -74,9 +109,12 @@ export async function backendsFromConfig(
     pendingRuns = index;
     // LangGraph's store beside the checkpoints, on a small pool of its own with the same deadlines.
     const { PostgresStore } = await import("@langchain/langgraph-checkpoint-postgres/store");
+    const indexed = options.graphStoreIndex;
     const postgresStore = new PostgresStore({
       connectionOptions: { connectionString: url, max: 4, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs },
       schema,
+      // Its index names the embeddings `embed` (LangGraph's in-memory store says `embeddings`).
+      ...(indexed === undefined ? {} : { index: { ...storeIndex(indexed), embed: indexed.embeddings } }),
     });
     // Its pool is made inside the store: an idle connection that breaks (Postgres restarting)
     // emits an error there, which must be reported like the checkpointer's, not crash the process.
@@ -98,6 +136,7 @@ export async function backendsFromConfig(
           await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '""')}"`);
           await new DeadlinePostgresSaver(setupPool, { schema, timeoutMs: SETUP_TIMEOUT_MS }).setup();
           await new PostgresPendingRunIndex(setupPool, schema).setup();
+          if (indexed !== undefined) await requirePgvector(client, url, indexed.where);
           await postgresStore.setup();
         } finally {
           await client.query("SELECT pg_advisory_unlock($1::bigint)", [SETUP_LOCK_ID]).catch(() => {});
@@ -188,6 +227,10 @@ export async function backendsFromConfig(
     closers.push(() => pool.end());
   } else {
     runCoordinator = new InMemoryRunCoordinator();
+  }
+  // In memory, LangGraph's store is semantic with its own index (vectors kept beside the items).
+  if (graphStore === undefined && options.graphStoreIndex !== undefined) {
+    graphStore = new InMemoryStore({ index: storeIndex(options.graphStoreIndex) });
   }
 
   return {

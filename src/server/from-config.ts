@@ -1,5 +1,8 @@
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Embeddings } from "@langchain/core/embeddings";
 import { z } from "zod";
 import type { LoadedConfig } from "../config/load-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
@@ -12,6 +15,7 @@ import type { LimitSettings } from "../http/limits.js";
 import type { CheckpointScope } from "../http/run-request.js";
 import type { GraphConfigInput } from "../registry/graph-config.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
+import { type GraphStoreIndex, isProviderString, moduleEmbeddings, providerEmbeddings } from "../store/graph-store-index.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { type BackendOptions, type Backends, backendsFromConfig } from "./backends.js";
 import { loadModuleReference } from "./module-reference.js";
@@ -158,7 +162,12 @@ export async function serverSetupFromConfig(
   if (scope !== undefined && typeof scope !== "function") {
     throw new ConfigError(`${loaded.displayPath}: checkpointScope: must be a function of the request`);
   }
-  const backends = await backendsFromConfig(loaded.config, { ...options, timeoutMs: loaded.config.backendTimeoutMs });
+  const graphStoreIndex = await graphStoreIndexFromConfig(loaded);
+  const backends = await backendsFromConfig(loaded.config, {
+    ...options,
+    timeoutMs: loaded.config.backendTimeoutMs,
+    ...(graphStoreIndex === undefined ? {} : { graphStoreIndex }),
+  });
   try {
     const registry = await registryFromConfig(loaded, backends);
     return {
@@ -172,6 +181,39 @@ export async function serverSetupFromConfig(
     await backends.close();
     throw error;
   }
+}
+
+/**
+ * The semantic index of LangGraph's store (`graphStore.index`, `langgraph.json`'s `store.index`),
+ * its embeddings made now: a module that does not load, or a provider whose package is not
+ * installed, stops the start with one line naming the file and the key.
+ */
+async function graphStoreIndexFromConfig(loaded: LoadedConfig): Promise<(GraphStoreIndex & { where: string }) | undefined> {
+  const index = loaded.config.graphStore?.index;
+  if (index === undefined) return undefined;
+  const key = loaded.langgraphJson === undefined ? "graphStore.index" : "store.index";
+  const where = `${loaded.displayPath}: ${key}.embed`;
+  const baseDir = path.dirname(loaded.filepath);
+  let embeddings: Embeddings;
+  if (typeof index.embed === "string" && isProviderString(index.embed)) {
+    embeddings = await providerEmbeddings(
+      index.embed,
+      where,
+      (specifier) => import(pathToFileURL(createRequire(path.join(baseDir, "noop.js")).resolve(specifier)).href),
+    );
+  } else {
+    const value =
+      typeof index.embed === "string"
+        ? await loadModuleReference(index.embed, { baseDir, file: loaded.displayPath, key: `${key}.embed`, modules: loaded.modules })
+        : index.embed;
+    embeddings = moduleEmbeddings(value, where);
+  }
+  return {
+    dims: index.dims,
+    embeddings,
+    where: `${loaded.displayPath}: ${key}`,
+    ...(index.fields === undefined ? {} : { fields: index.fields }),
+  };
 }
 
 const REFERABLE_KEYS = [

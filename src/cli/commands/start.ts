@@ -5,8 +5,9 @@ import { ChatServe } from "../../app/chat-serve.js";
 import { apiSurfaces, offNotes, ownMountSurfaces, switchSettings } from "../../app/surfaces.js";
 import { storeConfigOf, webhookTargetsOf } from "../../config/define-config.js";
 import { findConfigFile, loadConfig } from "../../config/load-config.js";
-import { UserError } from "../../errors/catalogue.js";
+import { ConfigError, UserError } from "../../errors/catalogue.js";
 import { firstLine } from "../../errors/first-line.js";
+import { isChatServeError } from "../../errors/serve-error.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
 import { GraphFeature } from "../../registry/features.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
@@ -115,6 +116,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
         await step();
       } catch (error) {
         await backends.close();
+        // A mistake of the config found there (a semantic store without pgvector) says so itself.
+        if (isChatServeError(error, ConfigError)) throw error;
         throw new UserError(`cannot reach the ${what} at ${redactUrl(url)} (${loaded.displayPath}: ${key}): ${backendReason(error)}`);
       }
     };

@@ -93,7 +93,12 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
         throw new AgentNotFoundError("item", body.key);
       if (!itemPasses(body.namespace, body.key, body.value, filters)) throw new AuthRefusedError(403, "Not authorized", {});
     }
-    await call(() => store.put(inScope(scope, body.namespace), body.key, body.value));
+    // `index`: false leaves the item out of a semantic store's index, a list of fields indexes those.
+    const index =
+      body.index === false || (Array.isArray(body.index) && body.index.every((field) => typeof field === "string"))
+        ? body.index
+        : undefined;
+    await call(() => store.put(inScope(scope, body.namespace), body.key, body.value, index as false | string[] | undefined));
     return reply.status(204).send();
   });
 

@@ -6,12 +6,17 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import OpenAI from "openai";
+import pg from "pg";
 import { REPO_ROOT, type RunningServer, runCli, startCli } from "../helpers/cli.js";
+import { dropSchema, POSTGRES_URL, requirePostgres, uniqueSchema } from "../helpers/services.js";
+import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
+
+const pgClient = pg.Client;
 
 // A LangGraph.js project whose langgraph.json names an `Auth` (LangGraph's custom-auth guide:
 // a token per user, an owner on everything, a store namespace per user), served as is and
 // driven by the LangGraph SDK's Client with two users' tokens.
-const FIXTURE = fileURLToPath(new URL("../fixtures/langgraph-auth-project/", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("../fixtures/agent-server-project/", import.meta.url));
 const input = (text: string) => ({ messages: [{ role: "user", content: text }] });
 
 describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout: 120_000 }, () => {
@@ -35,7 +40,10 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
   });
 
   test("the start says where its auth comes from", () => {
-    assert.match(server.output(), /langgraph read 1 graph, auth from \.\/src\/auth\.ts:auth from langgraph\.json/u);
+    assert.match(
+      server.output(),
+      /langgraph read 1 graph, auth from \.\/src\/auth\.ts:auth, a semantic store \(\.\/src\/embed\.ts:embed, 3 dimensions\) from langgraph\.json/u,
+    );
   });
 
   test("no token, a wrong one, or an authenticate that breaks: refused in the protocol's shape, no internals", async () => {
@@ -105,6 +113,24 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     );
   });
 
+  test("store.index: a search with a query ranks the user's items by meaning, with scores", async () => {
+    const alice = as("token-alice");
+    await alice.store.putItem(["alice", "notes"], "pets", { text: "my cat likes to purr on the sofa" });
+    await alice.store.putItem(["alice", "notes"], "forecast", { text: "rain and a storm tomorrow" });
+    await alice.store.putItem(["alice", "notes"], "work", { text: "a typescript bug that will not compile" });
+    const found = await alice.store.searchItems(["alice", "notes"], { query: "a kitten", limit: 3 });
+    assert.equal(found.items.length, 3);
+    assert.equal(found.items[0]?.key, "pets", "the item about cats first");
+    const scores = found.items.map((item) => (item as { score?: number }).score);
+    assert.ok(
+      scores.every((score) => typeof score === "number"),
+      "each item has its similarity",
+    );
+    assert.ok(scores[0]! > scores[1]!, "ranked by it");
+    const weather = await alice.store.searchItems(["alice", "notes"], { query: "is it sunny", limit: 1 });
+    assert.equal(weather.items[0]?.key, "forecast");
+  });
+
   test("a handler that returns a filter of the wrong shape refuses the request, never answers unfiltered", async () => {
     const refused = await post("/assistants/search", "token-bob", {});
     assert.equal(refused.status, 500);
@@ -139,5 +165,54 @@ describe("a LangGraph project whose Auth does not load", () => {
     const result = await runCli(["start", "--port", "0"], { cwd: dir, env: { NODE_PATH: path.join(REPO_ROOT, "node_modules") } });
     assert.notEqual(result.code, 0);
     assert.match(result.stderr, /langgraph\.json: auth\.path: must be an Auth of @langchain\/langgraph-sdk\/auth/u);
+  });
+});
+
+describe("a semantic store on Postgres", () => {
+  test("serves semantic search where pgvector is installed, and refuses to start, in one line, where it is not", async (t) => {
+    const { skip } = await requirePostgres();
+    if (skip) return t.skip(skip);
+    const schema = uniqueSchema();
+    const project = tempProject({
+      "graph.ts": ECHO_GRAPH_MODULE,
+      "embed.ts": readFileSync(path.join(FIXTURE, "src/embed.ts"), "utf8"),
+      "chat-serve.config.ts": `import { defineConfig } from "chat-serve";
+export default defineConfig({
+  server: { port: 0 },
+  checkpointer: { kind: "postgres", url: ${JSON.stringify(POSTGRES_URL)}, schema: ${JSON.stringify(schema)} },
+  graphs: { echo: { graph: "./graph.ts:graph", description: "Echo" } },
+  graphStore: { index: { embed: "./embed.ts:embed", dims: 3 } },
+});
+`,
+    });
+    const pg = new pgClient({ connectionString: POSTGRES_URL });
+    await pg.connect();
+    try {
+      const available = (await pg.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")).rowCount! > 0;
+      if (!available) {
+        const result = await runCli(["start", "--port", "0"], { cwd: project.dir });
+        assert.notEqual(result.code, 0);
+        assert.match(
+          result.stderr,
+          /chat-serve\.config\.ts: graphStore\.index: a semantic store needs the pgvector extension, which the Postgres at 127\.0\.0\.1:5432 does not have: install it/u,
+        );
+        assert.equal(result.stderr.trim().split("\n").length, 1, "one line");
+        return;
+      }
+      const server = await startCli([], { cwd: project.dir });
+      try {
+        const client = new Client({ apiUrl: new URL(server.baseURL).origin });
+        await client.store.putItem(["notes"], "pets", { text: "my cat likes to purr" });
+        await client.store.putItem(["notes"], "forecast", { text: "rain and a storm" });
+        const found = await client.store.searchItems(["notes"], { query: "kitten", limit: 2 });
+        assert.equal(found.items[0]?.key, "pets");
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await pg.end();
+      await dropSchema(schema);
+      project.cleanup();
+    }
   });
 });

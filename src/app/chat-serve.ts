@@ -20,6 +20,7 @@ import { GraphFeature } from "../registry/features.js";
 import { GraphRegistry } from "../registry/graph-registry.js";
 import type { ProtocolLogs } from "../runs/agent/protocol-log.js";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
+import type { ThreadTtl } from "../runs/agent/thread-sweeper.js";
 import type { BackgroundEventLog } from "../runs/jobs.js";
 import { RunTracker } from "../runs/run-tracker.js";
 import { assertTracingInstalled, TracingCallback, type TracingSettings } from "../tracing/tracing-callback.js";
@@ -65,6 +66,8 @@ export interface ChatServeOptions {
   socketIdleMs?: number;
   /** Deadline of every backend call this server makes itself, readiness checks included (default 2 s). */
   backendTimeoutMs?: number;
+  /** Threads of the Agent Protocol idle past their time to live are deleted (`checkpointer.ttl`). */
+  threadTtl?: ThreadTtl;
   /** Request timeouts of the host app chat-serve creates (ignored with `app`). */
   httpTimeouts?: HttpTimeouts;
   /** One log line per request at info level, when the app logs at all (default true). */
@@ -280,6 +283,7 @@ export class ChatServe {
       requestLog: this.#options.requestLog ?? true,
       surfaces,
       authenticator: this.#authenticator,
+      threadTtl: this.#options.threadTtl,
       limits: this.#limits,
       metrics: this.#metrics,
       cors: this.#options.cors,

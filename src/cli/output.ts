@@ -52,6 +52,12 @@ export function langGraphNote(loaded: LoadedConfig): string | undefined {
   if (project.auth !== undefined) {
     parts.push(`auth from ${project.auth.path}${project.auth.disableStudioAuth ? " (Studio through it too)" : ""}`);
   }
+  if (project.checkpointerTtl !== undefined) {
+    const { default_ttl: minutes, sweep_interval_minutes: every } = project.checkpointerTtl;
+    parts.push(
+      `a thread TTL (${minutes === undefined ? "each thread's own" : `${minutes} idle minutes`}, swept every ${every ?? 5} minutes)`,
+    );
+  }
   if (project.storeIndex !== undefined) parts.push(`a semantic store (${project.storeIndex.embed}, ${project.storeIndex.dims} dimensions)`);
   const ignored = project.ignoredKeys.length === 0 ? "" : `; ignored: ${project.ignoredKeys.join(", ")}`;
   return `${chalk.cyan("langgraph")} read ${parts.join(", ")} from ${loaded.displayPath}${ignored}. For API keys, limits, a Postgres checkpointer and the rest, write a chat-serve.config.ts: ${chalk.cyan("chat-serve init --from langgraph.json")}`;

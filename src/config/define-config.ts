@@ -39,11 +39,22 @@ const graphEntrySchema = z.strictObject({
 });
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
+/** `checkpointer.ttl` (langgraph.json's): threads idle this many minutes are swept, every `sweepIntervalMinutes`. */
+const threadTtlSchema = z.strictObject({
+  strategy: z.literal("delete", 'must be "delete" ("keep_latest" is not served yet)').default("delete"),
+  defaultTtl: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
+  sweepIntervalMinutes: z.number("must be a number of minutes").positive("must be more than 0 minutes").default(5),
+});
 const checkpointerSchema = z.discriminatedUnion(
   "kind",
   [
-    z.strictObject({ kind: z.literal("memory") }),
-    z.strictObject({ kind: z.literal("postgres"), url: postgresUrl, schema: z.string().min(1).default("public") }),
+    z.strictObject({ kind: z.literal("memory"), ttl: threadTtlSchema.optional() }),
+    z.strictObject({
+      kind: z.literal("postgres"),
+      url: postgresUrl,
+      schema: z.string().min(1).default("public"),
+      ttl: threadTtlSchema.optional(),
+    }),
   ],
   { error: 'kind must be "memory" or "postgres"' },
 );
@@ -395,7 +406,14 @@ export interface ChatServeConfig {
     timeout?: string;
   }[];
   /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
-  checkpointer?: { kind: "memory" } | { kind: "postgres"; url: string; schema?: string };
+  checkpointer?: ({ kind: "memory" } | { kind: "postgres"; url: string; schema?: string }) & {
+    /**
+     * Threads of the Agent Protocol left idle `defaultTtl` minutes are deleted with their runs
+     * and checkpoints (langgraph.json's `checkpointer.ttl`; a thread's own `ttl` wins), swept
+     * every `sweepIntervalMinutes` (default 5) by one process of the deployment.
+     */
+    ttl?: { strategy?: "delete"; defaultTtl?: number; sweepIntervalMinutes?: number };
+  };
   /** The run coordinator of interrupt graphs. Default memory (one process only). */
   coordinator?:
     | { kind: "memory" }

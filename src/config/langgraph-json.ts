@@ -10,7 +10,7 @@ import { PARSE_ONCE } from "../util/parse-once.js";
 export const LANGGRAPH_JSON = "langgraph.json";
 
 /** The keys of `langgraph.json` chat-serve reads; every other key is reported once and ignored. */
-const READ_KEYS = ["graphs", "env", "auth", "store"];
+const READ_KEYS = ["graphs", "env", "auth", "store", "checkpointer"];
 
 const graphReference = z.union([
   z.string().min(1, "must be a './file.ts:export' reference"),
@@ -19,6 +19,17 @@ const graphReference = z.union([
 const langGraphJsonSchema = z.looseObject({
   graphs: z.record(z.string().min(1), graphReference, "is required: an object of graph id → './file.ts:export'"),
   env: z.union([z.string().min(1), z.record(z.string(), z.string())], "must be a path to an env file or an object of variables").optional(),
+  checkpointer: z
+    .looseObject({
+      ttl: z
+        .looseObject({
+          strategy: z.literal("delete", 'must be "delete" ("keep_latest" is not served yet)').optional(),
+          default_ttl: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
+          sweep_interval_minutes: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
+        })
+        .optional(),
+    })
+    .optional(),
   store: z
     .looseObject({
       index: z
@@ -53,6 +64,8 @@ export interface LangGraphProject {
   ignoredKeys: string[];
   /** Where `env` came from: the env file's path as written, or `langgraph.json` itself for an object. */
   env?: { from: string; variables: Record<string, string> };
+  /** `checkpointer.ttl`: threads swept after that many idle minutes (as LangGraph names its keys). */
+  checkpointerTtl?: { strategy?: string; default_ttl?: number; sweep_interval_minutes?: number };
   /** `store.index`: the semantic index of LangGraph's store (`embed` relative to the file's folder, or `provider:model`). */
   storeIndex?: { embed: string; dims: number; fields?: string[] };
   /** `auth`: the project's `Auth` (`./auth.ts:auth`, relative to the file's folder) and Studio's way in. */
@@ -86,7 +99,9 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
     graphs,
     ignoredKeys: Object.keys(parsed.data).filter((key) => !READ_KEYS.includes(key)),
   };
-  const { env, auth, store } = parsed.data;
+  const { env, auth, store, checkpointer } = parsed.data;
+  if (checkpointer?.ttl !== undefined) project.checkpointerTtl = checkpointer.ttl;
+  for (const key of Object.keys(checkpointer ?? {})) if (key !== "ttl") project.ignoredKeys.push(`checkpointer.${key}`);
   if (store?.index !== undefined) {
     const { embed, dims, fields } = store.index;
     project.storeIndex = { embed, dims, ...(fields === undefined ? {} : { fields }) };

@@ -12,6 +12,7 @@ import {
 import type { ServeError } from "../errors/serve-error.js";
 import { toServeError } from "../errors/to-serve-error.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
+import type { ThreadTtl } from "../runs/agent/thread-sweeper.js";
 import type { RunTracker } from "../runs/run-tracker.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
@@ -75,6 +76,8 @@ export interface ChatServePluginOptions {
   limits?: RunLimits;
   /** API keys and tenants; absent: every caller is let in. */
   authenticator?: Authenticator;
+  /** The Agent Protocol's thread time to live (`checkpointer.ttl`), swept by its surface. */
+  threadTtl?: ThreadTtl;
   /** The ways in this mount serves, in the order they are registered (the docs first: they document what follows). */
   surfaces: readonly Surface[];
   readinessChecks: readonly ReadinessCheck[];

@@ -25,6 +25,14 @@ export interface AgentThreadRecord {
   status: AgentThreadStatus;
   /** What the last run that failed said. */
   error?: string | null;
+  /** Deleted after this many minutes without an update (its own `ttl`; else the deployment's `checkpointer.ttl`). */
+  ttl_minutes?: number;
+}
+
+/** Whether a thread has been idle past its time to live (its own, else `defaultMinutes`) at `now`. */
+export function isExpired(record: AgentThreadRecord, now: Date, defaultMinutes: number | undefined): boolean {
+  const minutes = record.ttl_minutes ?? defaultMinutes;
+  return minutes !== undefined && Date.parse(record.updated_at) + minutes * 60_000 <= now.getTime();
 }
 
 /** One run of the Agent Protocol surface. */
@@ -60,6 +68,11 @@ export interface AgentRecords {
   deleteThread(scope: string, threadId: string): Promise<boolean>;
   /** Every thread of a scope (the surface filters, sorts and pages them). */
   listThreads(scope: string): Promise<AgentThreadRecord[]>;
+  /**
+   * Threads of any scope idle past their time to live at `now` (their own `ttl_minutes`, else
+   * `defaultMinutes` when there is one), at most `limit`, those longest idle first.
+   */
+  expiredThreads(now: Date, defaultMinutes: number | undefined, limit: number): Promise<AgentThreadRecord[]>;
   getRun(scope: string, runId: string): Promise<AgentRunRecord | undefined>;
   putRun(record: AgentRunRecord): Promise<void>;
   deleteRun(scope: string, runId: string): Promise<boolean>;
@@ -135,6 +148,14 @@ export class MemoryAgentRecords implements AgentRecords {
 
   async listThreads(scope: string): Promise<AgentThreadRecord[]> {
     return [...this.#threads.values()].filter((record) => record.scope === scope).map((record) => copyData(record));
+  }
+
+  async expiredThreads(now: Date, defaultMinutes: number | undefined, limit: number): Promise<AgentThreadRecord[]> {
+    return [...this.#threads.values()]
+      .filter((record) => isExpired(record, now, defaultMinutes))
+      .sort((a, b) => a.updated_at.localeCompare(b.updated_at))
+      .slice(0, limit)
+      .map((record) => copyData(record));
   }
 
   async getRun(scope: string, runId: string): Promise<AgentRunRecord | undefined> {

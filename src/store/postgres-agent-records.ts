@@ -51,6 +51,18 @@ export class PostgresAgentRecords implements AgentRecords {
     return rows.map((row) => row.record);
   }
 
+  async expiredThreads(now: Date, defaultMinutes: number | undefined, limit: number): Promise<AgentThreadRecord[]> {
+    // A scan of the threads with a time to live, once a sweep: no index to keep for it.
+    const { rows } = await this.#query<{ record: AgentThreadRecord }>(
+      `SELECT record FROM ${this.tables.threads}
+       WHERE COALESCE((record->>'ttl_minutes')::float8, $2::float8) IS NOT NULL
+         AND (record->>'updated_at')::timestamptz + COALESCE((record->>'ttl_minutes')::float8, $2::float8) * interval '1 minute' <= $1
+       ORDER BY (record->>'updated_at')::timestamptz LIMIT $3`,
+      [now.toISOString(), defaultMinutes ?? null, limit],
+    );
+    return rows.map((row) => row.record);
+  }
+
   async getRun(scope: string, runId: string): Promise<AgentRunRecord | undefined> {
     const { rows } = await this.#query<{ record: AgentRunRecord }>(
       `SELECT record FROM ${this.tables.runs} WHERE scope = $1 AND run_id = $2`,

@@ -42,7 +42,7 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
   test("the start says where its auth comes from", () => {
     assert.match(
       server.output(),
-      /langgraph read 1 graph, auth from \.\/src\/auth\.ts:auth, a semantic store \(\.\/src\/embed\.ts:embed, 3 dimensions\) from langgraph\.json/u,
+      /langgraph read 1 graph, auth from \.\/src\/auth\.ts:auth, a thread TTL \(each thread's own, swept every 0\.02 minutes\), a semantic store \(\.\/src\/embed\.ts:embed, 3 dimensions\) from langgraph\.json/u,
     );
   });
 
@@ -129,6 +129,24 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     assert.ok(scores[0]! > scores[1]!, "ranked by it");
     const weather = await alice.store.searchItems(["alice", "notes"], { query: "is it sunny", limit: 1 });
     assert.equal(weather.items[0]?.key, "forecast");
+  });
+
+  test("checkpointer.ttl: a thread idle past its own ttl is swept; one without stays", async () => {
+    const alice = as("token-alice");
+    const shortLived = await alice.threads.create({ ttl: { ttl: 0.05, strategy: "delete" } });
+    const kept = await alice.threads.create();
+    await alice.runs.wait(shortLived.thread_id, "agent", { input: input("soon gone") });
+    const deadline = Date.now() + 20_000;
+    let gone = false;
+    while (!gone && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      gone = await alice.threads.get(shortLived.thread_id).then(
+        () => false,
+        (error: Error) => /404/u.test(error.message),
+      );
+    }
+    assert.ok(gone, "swept within 20 s of a 3 s ttl");
+    assert.equal((await alice.threads.get(kept.thread_id)).thread_id, kept.thread_id);
   });
 
   test("a handler that returns a filter of the wrong shape refuses the request, never answers unfiltered", async () => {

@@ -10,6 +10,7 @@ import { firstLine } from "../../errors/first-line.js";
 import { isChatServeError } from "../../errors/serve-error.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";
 import { GraphFeature } from "../../registry/features.js";
+import type { ThreadTtl } from "../../runs/agent/thread-sweeper.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
 import { StoreSweeper } from "../../server/store-sweeper.js";
@@ -203,6 +204,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     bodyLimit: server.bodyLimit,
     stalledClientTimeoutMs: server.stalledClientTimeoutMs,
     backendTimeoutMs: loaded.config.backendTimeoutMs,
+    ...threadTtlOf(loaded.config.checkpointer.ttl),
     httpTimeouts: {
       headersTimeoutMs: server.headersTimeoutMs,
       requestTimeoutMs: server.requestTimeoutMs,
@@ -341,4 +343,15 @@ export async function startCommand(options: StartOptions): Promise<void> {
 /** Every process shares runs and their events: a shared queue, the store and the checkpointer durable. */
 function sharesRuns(setup: { kind: string }, backends: { durable: boolean; store: { durable: boolean } }): boolean {
   return setup.kind === "shared" && backends.durable && backends.store.durable;
+}
+
+/** `checkpointer.ttl` as the server takes it: the default in minutes, the sweep's interval in milliseconds. */
+function threadTtlOf(ttl: { defaultTtl?: number | undefined; sweepIntervalMinutes: number } | undefined): { threadTtl?: ThreadTtl } {
+  if (ttl === undefined) return {};
+  return {
+    threadTtl: {
+      ...(ttl.defaultTtl === undefined ? {} : { defaultMinutes: ttl.defaultTtl }),
+      sweepIntervalMs: Math.max(1_000, Math.round(ttl.sweepIntervalMinutes * 60_000)),
+    },
+  };
 }

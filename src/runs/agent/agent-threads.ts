@@ -100,7 +100,13 @@ export class AgentThreads {
 
   async create(
     scope: string,
-    body: { thread_id?: string | null; metadata?: Record<string, unknown> | null; if_exists?: string | null; graph_id?: string | null },
+    body: {
+      thread_id?: string | null;
+      metadata?: Record<string, unknown> | null;
+      if_exists?: string | null;
+      graph_id?: string | null;
+      ttl?: { ttl: number } | null;
+    },
   ): Promise<AgentThreadRecord> {
     const threadId = body.thread_id ?? uuid7();
     const existing = await this.#backend("the thread records", () => this.records.getThread(scope, threadId));
@@ -119,14 +125,25 @@ export class AgentThreads {
       state_updated_at: at,
       metadata: { ...body.metadata, ...(graphId === undefined ? {} : { graph_id: graphId }) },
       status: "idle",
+      ...(body.ttl == null ? {} : { ttl_minutes: body.ttl.ttl }),
     };
     await this.#backend("the thread records", () => this.records.putThread(record));
     return record;
   }
 
-  async patch(scope: string, threadId: string, metadata: Record<string, unknown>): Promise<AgentThreadRecord> {
+  async patch(
+    scope: string,
+    threadId: string,
+    metadata: Record<string, unknown>,
+    ttl?: { ttl: number } | null,
+  ): Promise<AgentThreadRecord> {
     const record = await this.record(scope, threadId);
-    const patched = { ...record, metadata: { ...record.metadata, ...metadata }, updated_at: new Date().toISOString() };
+    const patched = {
+      ...record,
+      metadata: { ...record.metadata, ...metadata },
+      updated_at: new Date().toISOString(),
+      ...(ttl == null ? {} : { ttl_minutes: ttl.ttl }),
+    };
     await this.#backend("the thread records", () => this.records.putThread(patched));
     return patched;
   }

@@ -11,6 +11,7 @@ import { AgentRuns } from "../../runs/agent/agent-runs.js";
 import { AgentThreads } from "../../runs/agent/agent-threads.js";
 import { modelOfAssistant } from "../../runs/agent/assistants.js";
 import { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
+import { sweepExpiredThreads } from "../../runs/agent/thread-sweeper.js";
 import { type AgentRecords, MemoryAgentRecords } from "../../store/agent-records.js";
 import type { Usage } from "../../wire/response.js";
 import { registerAssistantRoutes } from "./assistants-routes.js";
@@ -63,7 +64,7 @@ export function langGraphRoutes(
   app: FastifyInstance,
   context: SurfaceContext,
   options: LangGraphSurfaceOptions,
-): { table: RouteTable; runs: AgentRuns; protocol: ProtocolThreads; socket: ProtocolSocketDeps } {
+): { table: RouteTable; runs: AgentRuns; protocol: ProtocolThreads; socket: ProtocolSocketDeps; sweep: () => Promise<number> } {
   const { registry } = context;
   // Where the rest of the store is: in memory, or in Postgres beside stored responses.
   const records = options.records ?? registry.store.agentRecords;
@@ -125,5 +126,19 @@ export function langGraphRoutes(
   registerRunRoutes(on, routes);
   registerStoreRoutes(on, routes, registry.graphStore);
   const socket = registerProtocolRoutes(on, routes);
-  return { table: on, runs, protocol: routes.protocol, socket };
+  // The deployment's thread time to live: idle threads go as a DELETE would take them.
+  const sweep = async () => {
+    const ttl = context.threadTtl;
+    const [model] = registry.getGraphNames();
+    if (ttl === undefined || model === undefined) return 0;
+    return sweepExpiredThreads({
+      records,
+      coordinator: registry.coordinatorOf(model),
+      ttl,
+      backendTimeoutMs: context.backendTimeoutMs,
+      deleteThread: (scope, threadId) => threads.delete(scope, threadId),
+      warn: (error, threadId) => app.log.warn({ err: error, threadId }, "could not delete a thread past its time to live"),
+    });
+  };
+  return { table: on, runs, protocol: routes.protocol, socket, sweep };
 }

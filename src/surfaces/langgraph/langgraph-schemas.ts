@@ -81,11 +81,18 @@ export function parseRunCreate(body: unknown): { request: AgentRunRequest; resum
   return { request, resumable: run.stream_resumable === true, cancelOnDisconnect: run.on_disconnect === "cancel" };
 }
 
+/** A thread's own time to live: deleted after that many idle minutes (`{ ttl, strategy }`, as the SDK sends it). */
+const threadTtl = z.object({
+  ttl: z.number("must be a number of minutes").positive("must be more than 0 minutes"),
+  strategy: z.literal("delete", 'must be "delete"').nullish(),
+});
+
 export const threadCreate = z.object({
   thread_id: z.uuid("must be a UUID, as LangGraph's thread ids are").nullish(),
   metadata: metadata.nullish(),
   if_exists: z.enum(["raise", "do_nothing"]).nullish(),
   graph_id: z.string().nullish(),
+  ttl: threadTtl.nullish(),
 });
 
 const sortOrder = z.enum(["asc", "desc"]).nullish();
@@ -102,7 +109,7 @@ export const threadSearch = z.object({
   select: z.array(z.string()).nullish(),
 });
 
-export const threadPatch = z.object({ metadata: metadata.nullish() });
+export const threadPatch = z.object({ metadata: metadata.nullish(), ttl: threadTtl.nullish() });
 
 export const stateUpdate = z.object({
   values: z.unknown().optional(),

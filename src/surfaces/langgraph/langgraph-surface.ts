@@ -95,6 +95,7 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
       let runs: AgentRuns | undefined;
       let protocol: ProtocolThreads | undefined;
       let socket: ProtocolSocketDeps | undefined;
+      let sweep: (() => Promise<number>) | undefined;
       // The engine and its schemas load on the first request to the protocol.
       const routes = registerLazyRoutes(app, LAZY, async () => {
         const loaded = (await import("./langgraph-routes.js")).langGraphRoutes(app, context, {
@@ -103,6 +104,7 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
           ...(settings.records === undefined ? {} : { records: settings.records }),
         });
         runs = loaded.runs;
+        sweep = loaded.sweep;
         protocol = loaded.protocol;
         socket = loaded.socket;
         return loaded.table;
@@ -128,9 +130,27 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
         await routes.load();
         return runs!;
       });
+      // Threads past their time to live, swept on a timer of this surface's (the engine loads for the first sweep).
+      const ttl = context.threadTtl;
+      let sweeping: Promise<unknown> | undefined;
+      const sweeper =
+        ttl === undefined
+          ? undefined
+          : setInterval(() => {
+              sweeping ??= routes
+                .load()
+                .then(() => sweep?.())
+                .catch((error: unknown) => app.log.warn({ err: error }, "the sweep of threads past their time to live failed"))
+                .finally(() => {
+                  sweeping = undefined;
+                });
+            }, ttl.sweepIntervalMs);
+      sweeper?.unref();
       // Protocol v2's event streams stay open while a client follows its thread: they end first.
       app.addHook("preClose", async () => protocol?.close());
       app.addHook("onClose", async () => {
+        clearInterval(sweeper);
+        await sweeping;
         // A first request may still be loading the engine: its runs end too.
         await routes.loaded()?.catch(() => undefined);
         protocol?.close();

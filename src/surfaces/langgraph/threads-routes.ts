@@ -80,7 +80,7 @@ export function registerThreadRoutes(on: RouteTable, routes: LangGraphRoutes): v
     const body = parseBody(threadPatch, request.body, "thread");
     const scope = await routes.scopeOf(request);
     const value = await guardThread(routes, request, scope, request.params.thread_id, "update", { metadata: { ...body.metadata } });
-    return threads.json(await threads.patch(scope, request.params.thread_id, (value.metadata as Record<string, unknown>) ?? {}));
+    return threads.json(await threads.patch(scope, request.params.thread_id, (value.metadata as Record<string, unknown>) ?? {}, body.ttl));
   });
 
   on.delete<ThreadParams>("/threads/:thread_id", async (request, reply) => {

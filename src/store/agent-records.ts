@@ -30,7 +30,7 @@ export interface AgentThreadRecord {
 }
 
 /** Whether a thread has been idle past its time to live (its own, else `defaultMinutes`) at `now`. */
-export function isExpired(record: AgentThreadRecord, now: Date, defaultMinutes: number | undefined): boolean {
+function isExpired(record: AgentThreadRecord, now: Date, defaultMinutes: number | undefined): boolean {
   const minutes = record.ttl_minutes ?? defaultMinutes;
   return minutes !== undefined && Date.parse(record.updated_at) + minutes * 60_000 <= now.getTime();
 }

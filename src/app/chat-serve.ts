@@ -6,6 +6,7 @@ import { type BackgroundQueue, InProcessQueue } from "../background/job-queue.js
 import { WebhookSender, type WebhookTarget } from "../background/webhooks.js";
 import { ServerShuttingDownError } from "../errors/catalogue.js";
 import { Authenticator, type AuthSettings } from "../http/auth.js";
+import { type CustomRoutes, registerCustomRoutes } from "../http/custom-routes.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../http/env.js";
 import type { ReadinessCheck } from "../http/health.js";
 import { coordinatorChecks, registerReadiness } from "../http/health.js";
@@ -59,10 +60,7 @@ export interface ChatServeOptions {
    * full, is dropped and its run ended (default 30 s). Until then its run waits for it.
    */
   stalledClientTimeoutMs?: number;
-  /**
-   * A WebSocket of the Responses WebSocket mode with no response running and no message for
-   * this long is closed (default 5 minutes).
-   */
+  /** A Responses WebSocket with no response running and no message this long is closed (default 5 minutes). */
   socketIdleMs?: number;
   /** Deadline of every backend call this server makes itself, readiness checks included (default 2 s). */
   backendTimeoutMs?: number;
@@ -79,10 +77,9 @@ export interface ChatServeOptions {
    * and docs pages) needs a key of `keys` or a tenant from `authenticate`. Absent: no check.
    */
   auth?: AuthSettings;
-  /**
-   * Per-tenant request rates and concurrent runs (per client address without `auth`), with
-   * `perModel` overrides. Give `redis` to share the counters between processes.
-   */
+  /** A project's own routes, at the root of an app chat-serve created (`http.app`). */
+  customRoutes?: CustomRoutes;
+  /** Per-tenant request rates and concurrent runs (per client address without `auth`), `perModel` overrides; `redis` shares the counters. */
   limits?: LimitSettings;
   /**
    * Prometheus metrics. Under the host app at `path` (default `/metrics`, behind `token` when
@@ -298,6 +295,8 @@ export class ChatServe {
       },
     };
     await this.app.register(chatServePlugin, pluginOptions);
+    if (this.#options.customRoutes !== undefined && this.#ownsApp)
+      registerCustomRoutes(this.app, this.#options.customRoutes, this.#authenticator);
     this.#surfaces = [...surfaces, ...(await registerSideMounts(this.app, pluginOptions, options, switchContext))];
     return this.app;
   }

@@ -148,6 +148,12 @@ export const configSchema = z.strictObject({
     )
     .optional(),
   limits: limitSchema.extend({ perModel: z.record(z.string(), limitSchema).optional() }).optional(),
+  http: z
+    .strictObject({
+      app: valueOrReference("a Hono app or an object with a fetch(request) method"),
+      enableCustomRouteAuth: z.boolean().default(false),
+    })
+    .optional(),
   graphStore: z
     .strictObject({
       index: z
@@ -359,6 +365,12 @@ export interface ChatServeConfig {
    * `index` makes `search({ query })` semantic (`embed`: LangChain embeddings, a function of
    * texts to vectors, a `"./embed.ts:export"` reference or `"openai:text-embedding-3-small"`).
    */
+  /**
+   * A project's own routes beside chat-serve's (`langgraph.json`'s `http.app`): a Hono app, or
+   * anything with a Fetch API `fetch(request)`, as a value or a `"./app.ts:app"` reference.
+   * chat-serve's own routes come first. `enableCustomRouteAuth`: behind the server's auth too.
+   */
+  http?: { app: Referable<object>; enableCustomRouteAuth?: boolean };
   graphStore?: {
     index?: { embed: Referable<object> | string; dims: number; fields?: string[] };
   };

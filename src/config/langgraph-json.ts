@@ -10,7 +10,7 @@ import { PARSE_ONCE } from "../util/parse-once.js";
 export const LANGGRAPH_JSON = "langgraph.json";
 
 /** The keys of `langgraph.json` chat-serve reads; every other key is reported once and ignored. */
-const READ_KEYS = ["graphs", "env", "auth", "store", "checkpointer"];
+const READ_KEYS = ["graphs", "env", "auth", "store", "checkpointer", "http"];
 
 const graphReference = z.union([
   z.string().min(1, "must be a './file.ts:export' reference"),
@@ -19,6 +19,12 @@ const graphReference = z.union([
 const langGraphJsonSchema = z.looseObject({
   graphs: z.record(z.string().min(1), graphReference, "is required: an object of graph id → './file.ts:export'"),
   env: z.union([z.string().min(1), z.record(z.string(), z.string())], "must be a path to an env file or an object of variables").optional(),
+  http: z
+    .looseObject({
+      app: z.string("must be './src/app.ts:app', the module and export of the project's Hono app").min(1).optional(),
+      enable_custom_route_auth: z.boolean("must be true or false").optional(),
+    })
+    .optional(),
   checkpointer: z
     .looseObject({
       ttl: z
@@ -64,6 +70,8 @@ export interface LangGraphProject {
   ignoredKeys: string[];
   /** Where `env` came from: the env file's path as written, or `langgraph.json` itself for an object. */
   env?: { from: string; variables: Record<string, string> };
+  /** `http`: the project's own routes (`app`, relative to the file's folder) and whether the auth guards them. */
+  http?: { app: string; enableCustomRouteAuth: boolean };
   /** `checkpointer.ttl`: threads swept after that many idle minutes (as LangGraph names its keys). */
   checkpointerTtl?: { strategy?: string; default_ttl?: number; sweep_interval_minutes?: number };
   /** `store.index`: the semantic index of LangGraph's store (`embed` relative to the file's folder, or `provider:model`). */
@@ -99,7 +107,10 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
     graphs,
     ignoredKeys: Object.keys(parsed.data).filter((key) => !READ_KEYS.includes(key)),
   };
-  const { env, auth, store, checkpointer } = parsed.data;
+  const { env, auth, store, checkpointer, http } = parsed.data;
+  if (http?.app !== undefined) project.http = { app: http.app, enableCustomRouteAuth: http.enable_custom_route_auth ?? false };
+  for (const key of Object.keys(http ?? {}))
+    if (key !== "app" && key !== "enable_custom_route_auth") project.ignoredKeys.push(`http.${key}`);
   if (checkpointer?.ttl !== undefined) project.checkpointerTtl = checkpointer.ttl;
   for (const key of Object.keys(checkpointer ?? {})) if (key !== "ttl") project.ignoredKeys.push(`checkpointer.${key}`);
   if (store?.index !== undefined) {

@@ -142,6 +142,9 @@ function fromLangGraphJson(filepath: string, displayPath: string, modules: Modul
             ? {}
             : { auth: { langgraph: project.auth.path, disableStudioAuth: project.auth.disableStudioAuth } }),
           ...(project.storeIndex === undefined ? {} : { graphStore: { index: project.storeIndex } }),
+          ...(project.http === undefined
+            ? {}
+            : { http: { app: project.http.app, enableCustomRouteAuth: project.http.enableCustomRouteAuth } }),
           ...(project.checkpointerTtl === undefined ? {} : { checkpointer: { kind: "memory", ttl: ttlOf(project.checkpointerTtl) } }),
         },
         PARSE_ONCE,

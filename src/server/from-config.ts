@@ -10,6 +10,7 @@ import { ConfigError, RegistrationError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { type ApiKeyEntry, type Authenticate, type AuthSettings, apiKeyEntrySchema } from "../http/auth.js";
+import { type CustomRoutes, isFetchHandler } from "../http/custom-routes.js";
 import { isLangGraphAuth, LangGraphAuth } from "../http/langgraph-auth.js";
 import type { LimitSettings } from "../http/limits.js";
 import type { CheckpointScope } from "../http/run-request.js";
@@ -28,6 +29,8 @@ export interface ServerSetup {
   auth: AuthSettings | undefined;
   /** The limits, with their counters in the Redis coordinator's Redis when there is one. */
   limits: LimitSettings | undefined;
+  /** The project's own routes (`http.app`), imported. */
+  customRoutes: CustomRoutes | undefined;
 }
 
 /** The API keys of `auth.keysFile`: a JSON array of `{ tenant, key | sha256, models? }`. */
@@ -176,6 +179,7 @@ export async function serverSetupFromConfig(
       checkpointScope: scope as CheckpointScope | undefined,
       auth: await authFromConfig(loaded, registry),
       limits: limitsFromConfig(loaded, registry, backends),
+      customRoutes: await customRoutesFromConfig(loaded),
     };
   } catch (error) {
     await backends.close();
@@ -214,6 +218,28 @@ async function graphStoreIndexFromConfig(loaded: LoadedConfig): Promise<(GraphSt
     where: `${loaded.displayPath}: ${key}`,
     ...(index.fields === undefined ? {} : { fields: index.fields }),
   };
+}
+
+/** The project's own routes (`http.app`): a module that does not load, or exports no fetch handler, stops the start. */
+async function customRoutesFromConfig(loaded: LoadedConfig): Promise<CustomRoutes | undefined> {
+  const http = loaded.config.http;
+  if (http === undefined) return undefined;
+  const key = "http.app";
+  const app =
+    typeof http.app === "string"
+      ? await loadModuleReference(http.app, {
+          baseDir: path.dirname(loaded.filepath),
+          file: loaded.displayPath,
+          key,
+          modules: loaded.modules,
+        })
+      : http.app;
+  if (!isFetchHandler(app)) {
+    throw new ConfigError(
+      `${loaded.displayPath}: ${key}: must be a Hono app or an object with a fetch(request) method (export const app = new Hono()...)`,
+    );
+  }
+  return { fetch: (request) => app.fetch(request), auth: http.enableCustomRouteAuth };
 }
 
 const REFERABLE_KEYS = [

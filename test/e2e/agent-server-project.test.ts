@@ -8,6 +8,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import OpenAI from "openai";
 import pg from "pg";
 import { REPO_ROOT, type RunningServer, runCli, startCli } from "../helpers/cli.js";
+import { eventually } from "../helpers/eventually.js";
 import { dropSchema, POSTGRES_URL, requirePostgres, uniqueSchema } from "../helpers/services.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
@@ -131,6 +132,21 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     assert.equal(weather.items[0]?.key, "forecast");
   });
 
+  test("http.app: the project's Hono routes are served beside the protocol, outside its auth unless asked", async () => {
+    const hello = await fetch(`${origin}/hello`);
+    assert.equal(hello.status, 200, "enable_custom_route_auth is off: no token needed, as on LangGraph's server");
+    assert.deepEqual(await hello.json(), { hello: "world", authorization: null });
+    const echoed = await fetch(`${origin}/echo`, { method: "POST", headers: { "content-type": "application/xml" }, body: "<a>1</a>" });
+    assert.equal(echoed.status, 201);
+    assert.equal(echoed.headers.get("x-project"), "agent-server-project");
+    assert.equal(await echoed.text(), "<a>1</a>", "the body reaches it as sent, whatever its type");
+    // What neither answers is chat-serve's own not found; the protocol's routes stay behind the auth.
+    const unknown = await fetch(`${origin}/nowhere`);
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as { error: { code: string } }).error.code, "unknown_url");
+    assert.equal((await post("/threads/search", undefined, {})).status, 401);
+  });
+
   test("checkpointer.ttl: a thread idle past its own ttl is swept; one without stays", async () => {
     const alice = as("token-alice");
     const shortLived = await alice.threads.create({ ttl: { ttl: 0.05, strategy: "delete" } });
@@ -153,7 +169,15 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     const refused = await post("/assistants/search", "token-bob", {});
     assert.equal(refused.status, 500);
     assert.match(((await refused.json()) as { detail: string }).detail, /could not check what this caller may see/u);
-    assert.match(server.output(), /auth handler for assistants:search returned an object with an operator other than \$eq or \$contains/u);
+    // The log line is written as the answer goes: it may reach the output a moment later.
+    await eventually(
+      async () =>
+        assert.match(
+          server.output(),
+          /auth handler for assistants:search returned an object with an operator other than \$eq or \$contains/u,
+        ),
+      5_000,
+    );
   });
 });
 
@@ -167,6 +191,23 @@ describe("a LangGraph project whose Auth does not load", () => {
     assert.equal(init.code, 0, init.stderr);
     assert.match(readFileSync(path.join(dir, "chat-serve.config.ts"), "utf8"), /\n {2}auth: \{ langgraph: "\.\/src\/auth\.ts:auth" \},\n/u);
     rmSync(path.join(dir, "chat-serve.config.ts"));
+  });
+
+  test("enable_custom_route_auth puts the project's routes behind its Auth", async () => {
+    const config = JSON.parse(readFileSync(path.join(dir, "langgraph.json"), "utf8"));
+    writeFileSync(
+      path.join(dir, "langgraph.json"),
+      JSON.stringify({ ...config, http: { ...config.http, enable_custom_route_auth: true } }),
+    );
+    const guarded = await startCli([], { cwd: dir, env: { NODE_PATH: path.join(REPO_ROOT, "node_modules") } });
+    try {
+      const at = new URL(guarded.baseURL).origin;
+      assert.equal((await fetch(`${at}/hello`)).status, 401);
+      const alice = await fetch(`${at}/hello`, { headers: { authorization: "Bearer token-alice" } });
+      assert.equal(alice.status, 200);
+    } finally {
+      await guarded.stop();
+    }
   });
 
   test("refuses to start, in one line naming the file and the key", async () => {

@@ -88,7 +88,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const loaded = await loadConfig({ configPath: options.config });
   // Connection errors are logged by the server once it exists; they never end the process.
   let logConnectionError: (backend: string, error: Error) => void = () => {};
-  const { registry, backends, checkpointScope, auth, limits } = await serverSetupFromConfig(loaded, {
+  const { registry, backends, checkpointScope, auth, limits, customRoutes } = await serverSetupFromConfig(loaded, {
     onConnectionError: (backend, error) => logConnectionError(backend, error),
   });
   const { server } = loaded.config;
@@ -199,6 +199,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     checkpointScope,
     auth,
     limits,
+    ...(customRoutes === undefined ? {} : { customRoutes }),
     cors: server.cors,
     ...(metricsSettings === undefined ? {} : { metrics: metricsSettings }),
     bodyLimit: server.bodyLimit,

@@ -78,7 +78,7 @@ function authLines(auth: { path: string; disableStudioAuth: boolean } | undefine
   const studio = auth.disableStudioAuth ? ", disableStudioAuth: true" : "";
   return [
     `  // langgraph.json's auth: its authenticate says who is calling, its handlers what each sees.`,
-    `  auth: { langgraph: ${JSON.stringify(reference)}${studio} },`,
+    `  auth: { custom: ${JSON.stringify(reference)}${studio} },`,
   ];
 }
 

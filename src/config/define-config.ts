@@ -139,12 +139,12 @@ export const configSchema = z.strictObject({
       keys: z.array(apiKeyEntrySchema).optional(),
       keysFile: z.string().min(1).optional(),
       authenticate: valueOrReference("a function").optional(),
-      langgraph: valueOrReference("an Auth of @langchain/langgraph-sdk/auth").optional(),
+      custom: valueOrReference("an Auth of @langchain/langgraph-sdk/auth").optional(),
       disableStudioAuth: z.boolean().optional(),
     })
     .refine(
-      (auth) => auth.keys !== undefined || auth.keysFile !== undefined || auth.authenticate !== undefined || auth.langgraph !== undefined,
-      { error: "needs keys, keysFile, authenticate or langgraph" },
+      (auth) => auth.keys !== undefined || auth.keysFile !== undefined || auth.authenticate !== undefined || auth.custom !== undefined,
+      { error: "needs keys, keysFile, authenticate or custom" },
     )
     .optional(),
   limits: limitSchema.extend({ perModel: z.record(z.string(), limitSchema).optional() }).optional(),
@@ -356,7 +356,7 @@ export interface ChatServeConfig {
      * `"./auth.ts:auth"` reference), as `langgraph.json`'s `auth.path`: its `authenticate` says
      * who every request is, its handlers decide what each user sees on the Agent Protocol.
      */
-    langgraph?: Referable<object>;
+    custom?: Referable<object>;
     /** LangGraph Studio's requests go through `langgraph`'s `authenticate` too (`disable_studio_auth`). */
     disableStudioAuth?: boolean;
   };

@@ -138,9 +138,7 @@ function fromLangGraphJson(filepath: string, displayPath: string, modules: Modul
       config: configSchema.parse(
         {
           graphs,
-          ...(project.auth === undefined
-            ? {}
-            : { auth: { langgraph: project.auth.path, disableStudioAuth: project.auth.disableStudioAuth } }),
+          ...(project.auth === undefined ? {} : { auth: { custom: project.auth.path, disableStudioAuth: project.auth.disableStudioAuth } }),
           ...(project.storeIndex === undefined ? {} : { graphStore: { index: project.storeIndex } }),
           ...(project.http === undefined
             ? {}

@@ -12,7 +12,7 @@ export interface Caller {
   /** The wire this caller gets whatever the mount's profile: `chat-ui` for a chat UI's key. */
   profile?: "strict" | "chat-ui";
   /** The user a project's LangGraph `Auth` handlers see (its `authenticate`'s, or the tenant). */
-  langgraph?: LangGraphAuthContext;
+  authUser?: LangGraphAuthContext;
   /**
    * Set when a LangGraph `Auth` said who is calling: its users share the Agent Protocol's
    * threads and store (scope `default`), and its handlers' filters decide what each sees.
@@ -55,7 +55,7 @@ export interface AuthSettings {
    * A LangGraph project's `Auth`: with an `authenticate` of its own it says who every request
    * is (the keys then let in LangGraph Studio only); its handlers run on the Agent Protocol.
    */
-  langgraph?: LangGraphAuth;
+  customAuth?: LangGraphAuth;
 }
 
 /** A secret's SHA-256, the form secrets are kept and compared in (`timingSafeEqual` on equal lengths). */
@@ -90,7 +90,7 @@ function presentedKey(request: FastifyRequest): string | undefined {
 export class Authenticator {
   readonly #keys: { digest: Buffer; caller: Caller }[];
   readonly #authenticate: Authenticate | undefined;
-  readonly #langgraph: LangGraphAuth | undefined;
+  readonly #customAuth: LangGraphAuth | undefined;
 
   constructor(settings: AuthSettings) {
     this.#keys = (settings.keys ?? []).map((raw, index) => {
@@ -107,15 +107,15 @@ export class Authenticator {
       return { digest, caller };
     });
     this.#authenticate = settings.authenticate;
-    this.#langgraph = settings.langgraph;
-    if (this.#keys.length === 0 && this.#authenticate === undefined && this.#langgraph === undefined) {
+    this.#customAuth = settings.customAuth;
+    if (this.#keys.length === 0 && this.#authenticate === undefined && this.#customAuth === undefined) {
       throw new TypeError("auth needs keys, a keysFile, an authenticate function or a LangGraph Auth");
     }
   }
 
   /** The project's LangGraph `Auth`, whose handlers the Agent Protocol's routes run. */
-  get langgraph(): LangGraphAuth | undefined {
-    return this.#langgraph;
+  get customAuth(): LangGraphAuth | undefined {
+    return this.#customAuth;
   }
 
   /** Every model any key names, for checking them against the registry. */
@@ -125,18 +125,18 @@ export class Authenticator {
 
   /** The caller, or an `invalid_api_key` error (or the project's LangGraph `Auth`'s refusal). */
   async identify(request: FastifyRequest): Promise<Caller> {
-    const langgraph = this.#langgraph;
-    if (langgraph?.authenticates === true) {
+    const custom = this.#customAuth;
+    if (custom?.authenticates === true) {
       // As on LangGraph's server, the project's `authenticate` decides; a deployment key lets Studio in.
       const studioKey = request.headers["x-api-key"];
       const context =
-        langgraph.studioUser(request, typeof studioKey === "string" && this.#matching(studioKey.trim()) !== undefined) ??
-        (await langgraph.authenticate(request));
-      return { tenant: context.user.identity, langgraph: context, sharesAgentScope: true };
+        custom.studioUser(request, typeof studioKey === "string" && this.#matching(studioKey.trim()) !== undefined) ??
+        (await custom.authenticate(request));
+      return { tenant: context.user.identity, authUser: context, sharesAgentScope: true };
     }
     const caller = await this.#identify(request);
     // Handlers without an `authenticate`: they see the tenant as the user.
-    return langgraph === undefined ? caller : { ...caller, langgraph: userOfTenant(caller.tenant) };
+    return custom === undefined ? caller : { ...caller, authUser: userOfTenant(caller.tenant) };
   }
 
   /** The caller of a key of `auth.keys`, compared in constant time (every key looked at). */

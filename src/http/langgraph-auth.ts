@@ -65,7 +65,7 @@ function httpException(error: unknown): { status: number; message: string; heade
 }
 
 /**
- * A LangGraph project's `Auth` (`langgraph.json`'s `auth.path`, or `auth.langgraph` in a
+ * A LangGraph project's `Auth` (`langgraph.json`'s `auth.path`, or `auth.custom` in a
  * chat-serve config), run as LangGraph's Agent Server runs it: `authenticate` on every request,
  * then per resource and action the most specific handler, whose filters the routes apply to
  * what they read and whose changes to the value (an owner in its metadata) they keep. It fails
@@ -137,7 +137,7 @@ export class LangGraphAuth {
    */
   async authorize<V>(request: FastifyRequest, event: string, value: V): Promise<{ filters?: AuthFilters; value: V }> {
     const callbacks = this.#handlers.callbacks;
-    const context = request.chatServeCaller?.langgraph;
+    const context = request.chatServeCaller?.authUser;
     if (callbacks === undefined || context === undefined) return { value };
     const [resource, action] = event.split(":") as [string, string];
     const key = [event, resource, `*:${action}`, "*"].find((candidate) => typeof callbacks[candidate] === "function");

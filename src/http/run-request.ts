@@ -236,7 +236,7 @@ export async function runForClient<T, R>(
       tracing: options.tracing,
       backendTimeoutMs: options.backendTimeoutMs,
       scope: scopeResolver(request, options.checkpointScope),
-      caller: { tenant: caller?.tenant, ...(caller?.langgraph === undefined ? {} : { langgraph: caller.langgraph }) },
+      caller: { tenant: caller?.tenant, ...(caller?.authUser === undefined ? {} : { authUser: caller.authUser }) },
     };
     // Only a stream writes before the run ends: a complete answer never fills the connection.
     if (client.writable !== undefined && engineRequest.stream === true) context.flow = client.writable;

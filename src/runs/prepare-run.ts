@@ -234,7 +234,7 @@ export async function prepareRun(
     operationId: interrupt?.runId,
     thread: interrupt === undefined ? thread?.configurable : interrupt.configurable,
     parameters: request.parameters,
-    ...(context.caller?.langgraph === undefined ? {} : { user: context.caller.langgraph }),
+    ...(context.caller?.authUser === undefined ? {} : { user: context.caller.authUser }),
     ...(context.durable !== undefined && (thread !== undefined || interrupt !== undefined) ? { durability: "sync" as const } : {}),
   });
   const clientEvents =

@@ -18,8 +18,8 @@ export interface RunConfigInput {
   operationId?: string;
   signal: AbortSignal;
   context?: unknown;
-  /** The user a project's LangGraph `Auth` said is calling (`RunCaller.langgraph`). */
-  user?: NonNullable<RunCaller["langgraph"]>;
+  /** The user a project's LangGraph `Auth` said is calling (`RunCaller.authUser`). */
+  user?: NonNullable<RunCaller["authUser"]>;
   /** The checkpoint thread (and the checkpoint to continue from) of a graph with a checkpointer. */
   thread?: { thread_id: string; checkpoint_id?: string };
   /**

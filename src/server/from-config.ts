@@ -112,19 +112,19 @@ async function authFromConfig(loaded: LoadedConfig, registry: GraphRegistry): Pr
   if (authenticate !== undefined && typeof authenticate !== "function") {
     throw new ConfigError(`${loaded.displayPath}: auth.authenticate: must be a function of the request`);
   }
-  const langgraph = await langGraphAuthFromConfig(loaded, auth.langgraph, auth.disableStudioAuth);
-  if (keys.length === 0 && authenticate === undefined && langgraph === undefined) {
+  const customAuth = await langGraphAuthFromConfig(loaded, auth.custom, auth.disableStudioAuth);
+  if (keys.length === 0 && authenticate === undefined && customAuth === undefined) {
     throw new ConfigError(`${loaded.displayPath}: auth.keysFile: has no keys, and there is no auth.authenticate`);
   }
   return {
     keys,
     ...(authenticate === undefined ? {} : { authenticate: authenticate as Authenticate }),
-    ...(langgraph === undefined ? {} : { langgraph }),
+    ...(customAuth === undefined ? {} : { customAuth }),
   };
 }
 
 /**
- * A LangGraph project's `Auth` (`langgraph.json`'s `auth.path`, a config's `auth.langgraph`),
+ * A LangGraph project's `Auth` (`langgraph.json`'s `auth.path`, a config's `auth.custom`),
  * imported now: a module that does not load, or that exports no `Auth`, stops the start with
  * one line naming the file and the key, never a server that lets callers in unchecked.
  */
@@ -134,7 +134,7 @@ async function langGraphAuthFromConfig(
   disableStudioAuth: boolean | undefined,
 ): Promise<LangGraphAuth | undefined> {
   if (value === undefined) return undefined;
-  const key = loaded.langgraphJson === undefined ? "auth.langgraph" : "auth.path";
+  const key = loaded.langgraphJson === undefined ? "auth.custom" : "auth.path";
   const auth =
     typeof value === "string"
       ? await loadModuleReference(value, { baseDir: path.dirname(loaded.filepath), file: loaded.displayPath, key, modules: loaded.modules })

@@ -7,7 +7,7 @@ import type { ClientSettingsModel } from "./client-settings.js";
 export interface RunCaller {
   tenant?: string;
   /** The user a project's LangGraph `Auth` said is calling: graphs read it as on LangGraph's server. */
-  langgraph?: { user: Record<string, unknown> & { identity: string }; scopes: string[] };
+  authUser?: { user: Record<string, unknown> & { identity: string }; scopes: string[] };
 }
 
 export type ContextFactory = (

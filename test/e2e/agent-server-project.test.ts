@@ -189,7 +189,7 @@ describe("a LangGraph project whose Auth does not load", () => {
     cpSync(FIXTURE, dir, { recursive: true });
     const init = await runCli(["init", "--from", "langgraph.json"], { cwd: dir });
     assert.equal(init.code, 0, init.stderr);
-    assert.match(readFileSync(path.join(dir, "chat-serve.config.ts"), "utf8"), /\n {2}auth: \{ langgraph: "\.\/src\/auth\.ts:auth" \},\n/u);
+    assert.match(readFileSync(path.join(dir, "chat-serve.config.ts"), "utf8"), /\n {2}auth: \{ custom: "\.\/src\/auth\.ts:auth" \},\n/u);
     rmSync(path.join(dir, "chat-serve.config.ts"));
   });
 

@@ -48,7 +48,7 @@ describe("LangGraph Studio against chat-serve", () => {
   before(async () => {
     server = await startTestServer(
       { memory: { graph: memory, description: "Remembers", threads: true } },
-      { langgraph: true, auth: { keys: [{ key: STUDIO_KEY, tenant: "operator" }], langgraph: new LangGraphAuth(projectAuth()) } },
+      { langgraph: true, auth: { keys: [{ key: STUDIO_KEY, tenant: "operator" }], customAuth: new LangGraphAuth(projectAuth()) } },
     );
   });
   after(() => server.close());
@@ -121,7 +121,10 @@ describe("LangGraph Studio against chat-serve", () => {
       { memory: { graph: memory, description: "Remembers", threads: true } },
       {
         langgraph: true,
-        auth: { keys: [{ key: STUDIO_KEY, tenant: "operator" }], langgraph: new LangGraphAuth(projectAuth(), { disableStudioAuth: true }) },
+        auth: {
+          keys: [{ key: STUDIO_KEY, tenant: "operator" }],
+          customAuth: new LangGraphAuth(projectAuth(), { disableStudioAuth: true }),
+        },
       },
     );
     try {

@@ -102,7 +102,7 @@ export function langGraphRoutes(
       request.chatServeCaller?.sharesAgentScope === true && context.checkpointScope === undefined
         ? Promise.resolve("default")
         : requestScope(request, context.checkpointScope),
-    ...(context.authenticator?.langgraph === undefined ? {} : { auth: context.authenticator.langgraph }),
+    ...(context.authenticator?.customAuth === undefined ? {} : { auth: context.authenticator.customAuth }),
     modelOf: (request, assistantId) => {
       const model = modelOfAssistant(registry, assistantId);
       if (!visibleModels(registry, request.chatServeCaller).includes(model)) throw new AgentNotFoundError("assistant", assistantId);

@@ -84,7 +84,7 @@ export async function guardRunCreate(
     const thread = await backendCall("the thread records", routes.backendTimeoutMs, () => routes.records.getThread(scope, threadId));
     if (thread !== undefined && !matchesFilters(thread.metadata, filters)) throw new AgentNotFoundError("thread", threadId);
   }
-  const context = request.chatServeCaller?.langgraph;
+  const context = request.chatServeCaller?.authUser;
   if (context !== undefined) {
     run.config = {
       ...run.config,

@@ -9,6 +9,19 @@ interface Log {
   expiry?: NodeJS.Timeout;
 }
 
+/** Resolves at the next wake of `waiters` (an event added, the log ended), or when `signal` fires. */
+export function nextWake(waiters: Set<() => void>, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const wake = () => {
+      signal.removeEventListener("abort", wake);
+      waiters.delete(wake);
+      resolve();
+    };
+    waiters.add(wake);
+    signal.addEventListener("abort", wake, { once: true });
+  });
+}
+
 /**
  * The event log in this process's memory: background runs executed by this process, kept for
  * `retainMs` after they end (default 10 minutes), then forgotten.
@@ -72,15 +85,7 @@ export class MemoryEventLog implements BackgroundEventLog {
     for (;;) {
       while (next < log.events.length) yield log.events[next++]!;
       if (log.finished || signal.aborted) return;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          signal.removeEventListener("abort", wake);
-          log.waiters.delete(wake);
-          resolve();
-        };
-        log.waiters.add(wake);
-        signal.addEventListener("abort", wake, { once: true });
-      });
+      await nextWake(log.waiters, signal);
     }
   }
 

@@ -3,6 +3,7 @@ import { firstConnect } from "../coordination/first-connect.js";
 import type { BackgroundEventLog, EventsFrom } from "../runs/jobs.js";
 import { withDeadline } from "../util/deadline.js";
 import type { ResponseStreamEvent } from "../wire/responses-response.js";
+import { nextWake } from "./event-log.js";
 
 /** How long a follower waits on Redis before it looks at its signal and the key again. */
 const BLOCK_MS = 1_000;
@@ -209,15 +210,7 @@ export class RedisEventLog<E = ResponseStreamEvent> implements BackgroundEventLo
       while (next - local.first < local.events.length) yield local.events[next++ - local.first]!;
       if (local.ended || signal.aborted) return undefined;
       if (local.broken) return next - 1;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          signal.removeEventListener("abort", wake);
-          local.waiters.delete(wake);
-          resolve();
-        };
-        local.waiters.add(wake);
-        signal.addEventListener("abort", wake, { once: true });
-      });
+      await nextWake(local.waiters, signal);
     }
   }
 

@@ -18,16 +18,18 @@ export function isFetchHandler(value: unknown): value is { fetch(request: Reques
   );
 }
 
-/** The request as the Fetch API's `Request`, its body the bytes the client sent. */
-function toRequest(request: FastifyRequest): Request {
+/**
+ * A request as the Fetch API's `Request` (what an `Auth`'s `authenticate` and a Hono app take):
+ * its method, URL and headers, and `body` (the bytes the client sent) when given.
+ */
+export function toFetchRequest(request: FastifyRequest, body?: Buffer): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else if (value !== undefined) headers.set(name, String(value));
   }
   const url = new URL(request.url, `${request.protocol}://${request.headers.host ?? "localhost"}`);
-  const body = request.body instanceof Buffer && request.body.length > 0 ? request.body : undefined;
-  return new Request(url, { method: request.method, headers, ...(body === undefined ? {} : { body }) });
+  return new Request(url, { method: request.method, headers, ...(body === undefined || body.length === 0 ? {} : { body }) });
 }
 
 /**
@@ -48,7 +50,7 @@ export function registerCustomRoutes(app: FastifyInstance, routes: CustomRoutes,
       });
     }
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const response = await routes.fetch(toRequest(request));
+      const response = await routes.fetch(toFetchRequest(request, request.body instanceof Buffer ? request.body : undefined));
       if (response.status === 404) {
         await response.body?.cancel();
         return reply.callNotFound();

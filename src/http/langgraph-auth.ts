@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { AuthFailedError, AuthHandlerError, AuthRefusedError } from "../errors/catalogue.js";
+import { toFetchRequest } from "./custom-routes.js";
 
 /** The user an `Auth`'s `authenticate` returned, as LangGraph's server hands it to handlers and graphs. */
 export interface LangGraphUser {
@@ -203,15 +204,4 @@ export function matchesFilters(metadata: Record<string, unknown> | undefined | n
 function sameValue(left: unknown, right: unknown): boolean {
   if (left === right) return true;
   return typeof left === "object" && typeof right === "object" && JSON.stringify(left) === JSON.stringify(right);
-}
-
-/** The request as the Fetch API's `Request` that `authenticate` takes: method, URL and headers (not the body). */
-function toFetchRequest(request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, String(value));
-  }
-  const host = request.headers.host ?? "localhost";
-  return new Request(new URL(request.url, `${request.protocol}://${host}`), { method: request.method, headers });
 }

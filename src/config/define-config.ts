@@ -2,49 +2,23 @@ import { z } from "zod";
 import type { WebhookTarget } from "../background/webhooks.js";
 import { type ApiKeyEntry, type Authenticate, apiKeyEntrySchema } from "../http/auth.js";
 import type { CheckpointScope } from "../http/run-request.js";
-import { type GraphConfigInput, toolEventsSchema } from "../registry/graph-config.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { parseDuration } from "../util/duration.js";
+import {
+  type GraphStoreConfig,
+  graphStoreSchema,
+  type HttpConfig,
+  httpSchema,
+  type ThreadTtlConfig,
+  threadTtlSchema,
+} from "./agent-server-config.js";
+import { type Referable, valueOrReference } from "./config-values.js";
+import { type GraphEntryConfig, graphEntrySchema } from "./graph-entry-config.js";
 
-/** `"./path/to/module.ts:exportName"`, or a path alone for the default export. */
-export type ModuleReference = string;
-
-const moduleReference = z.string().min(1, "must not be empty");
-const valueOrReference = (what: string) =>
-  z.union([
-    moduleReference,
-    z.custom<object>((value) => (typeof value === "object" && value !== null) || typeof value === "function", {
-      error: `must be ${what} or a "./module.ts:export" reference`,
-    }),
-  ]);
-
-const graphEntrySchema = z.strictObject({
-  graph: valueOrReference("a graph, a StateGraph or a factory"),
-  description: z.string("is required: a sentence that tells users what the model does").trim().min(1, "must not be empty"),
-  streamableNodeNames: z
-    .union([z.literal("auto"), z.array(z.string().min(1))], { error: 'must be a list of node names or "auto"' })
-    .optional(),
-  features: z.array(z.string()).optional(),
-  clientSettings: valueOrReference("client settings made with defineClientSettings").optional(),
-  contextFactory: valueOrReference("a function").optional(),
-  runCoordinator: valueOrReference("a run coordinator").optional(),
-  runtimeCallbacks: valueOrReference("a list of callback handlers or a callback manager").optional(),
-  requestToInput: valueOrReference("a function").optional(),
-  outputToMessage: valueOrReference("a function").optional(),
-  reasoning: z.boolean("must be true or false").optional(),
-  structuredOutput: z.boolean("must be true or false").optional(),
-  threads: z.boolean("must be true or false").optional(),
-  background: z.strictObject({ retry: z.boolean("must be true or false").optional() }).optional(),
-  events: z.strictObject({ tools: toolEventsSchema.optional() }).optional(),
-});
+export type { ModuleReference } from "./config-values.js";
+export type { GraphEntryConfig } from "./graph-entry-config.js";
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//u, "must be a postgres:// URL");
-/** `checkpointer.ttl` (langgraph.json's): threads idle this many minutes are swept, every `sweepIntervalMinutes`. */
-const threadTtlSchema = z.strictObject({
-  strategy: z.literal("delete", 'must be "delete" ("keep_latest" is not served yet)').default("delete"),
-  defaultTtl: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
-  sweepIntervalMinutes: z.number("must be a number of minutes").positive("must be more than 0 minutes").default(5),
-});
 const checkpointerSchema = z.discriminatedUnion(
   "kind",
   [
@@ -148,23 +122,8 @@ export const configSchema = z.strictObject({
     )
     .optional(),
   limits: limitSchema.extend({ perModel: z.record(z.string(), limitSchema).optional() }).optional(),
-  http: z
-    .strictObject({
-      app: valueOrReference("a Hono app or an object with a fetch(request) method"),
-      enableCustomRouteAuth: z.boolean().default(false),
-    })
-    .optional(),
-  graphStore: z
-    .strictObject({
-      index: z
-        .strictObject({
-          embed: valueOrReference("LangChain embeddings, a function of texts to vectors, or 'provider:model'"),
-          dims: z.int("must be a whole number: the embeddings' dimensions").min(1),
-          fields: z.array(z.string().min(1)).min(1, "must list at least one field; leave it out for the whole value").optional(),
-        })
-        .optional(),
-    })
-    .optional(),
+  http: httpSchema.optional(),
+  graphStore: graphStoreSchema.optional(),
   metrics: z
     .strictObject({
       enabled: z.boolean().default(true),
@@ -250,40 +209,6 @@ export function storeConfigOf(config: Pick<ParsedConfig, "checkpointer" | "store
     : { kind: "memory", ...retention };
 }
 
-type Referable<T> = T | ModuleReference;
-
-/** One model of the config file. Values may be given directly or as `"./module.ts:export"`. */
-export interface GraphEntryConfig {
-  graph: Referable<GraphConfigInput["graph"]>;
-  description: string;
-  /** Nodes whose model output is the answer; `"auto"`: every node but tool nodes and middleware hooks. */
-  streamableNodeNames?: string[] | "auto";
-  features?: ("CLIENT_EVENTS" | "INTERRUPTS" | "client_events" | "interrupts")[];
-  clientSettings?: Referable<NonNullable<GraphConfigInput["clientSettings"]>>;
-  runCoordinator?: Referable<NonNullable<GraphConfigInput["runCoordinator"]>>;
-  contextFactory?: Referable<NonNullable<GraphConfigInput["contextFactory"]>>;
-  runtimeCallbacks?: Referable<NonNullable<GraphConfigInput["runtimeCallbacks"]>>;
-  requestToInput?: Referable<NonNullable<GraphConfigInput["requestToInput"]>>;
-  outputToMessage?: Referable<NonNullable<GraphConfigInput["outputToMessage"]>>;
-  /** `false`: never send this model's reasoning to clients (default: send it). */
-  reasoning?: boolean;
-  /** `true`: the graph answers in the JSON a client asks for with `response_format` / `text.format`. */
-  structuredOutput?: boolean;
-  /** `true`: a stateful graph on the server's `checkpointer`: conversations continue on a thread. */
-  threads?: boolean;
-  /**
-   * `retry: true`: a background run whose worker stopped starts again from the beginning on
-   * another worker when there is no durable checkpointer to go on from its last step.
-   */
-  background?: { retry?: boolean };
-  /**
-   * Events the server emits for this model (with `CLIENT_EVENTS`): `tools: true` sends a status
-   * when a tool starts and ends; per tool, `{ get_weather: "Checking the weather" }` or `false`.
-   * Default: on in the `chat-ui` profile only.
-   */
-  events?: GraphConfigInput["events"];
-}
-
 /** The shape of `chat-serve.config.ts`. */
 export interface ChatServeConfig {
   server?: {
@@ -365,15 +290,10 @@ export interface ChatServeConfig {
    * `index` makes `search({ query })` semantic (`embed`: LangChain embeddings, a function of
    * texts to vectors, a `"./embed.ts:export"` reference or `"openai:text-embedding-3-small"`).
    */
-  /**
-   * A project's own routes beside chat-serve's (`langgraph.json`'s `http.app`): a Hono app, or
-   * anything with a Fetch API `fetch(request)`, as a value or a `"./app.ts:app"` reference.
-   * chat-serve's own routes come first. `enableCustomRouteAuth`: behind the server's auth too.
-   */
-  http?: { app: Referable<object>; enableCustomRouteAuth?: boolean };
-  graphStore?: {
-    index?: { embed: Referable<object> | string; dims: number; fields?: string[] };
-  };
+  /** A project's own routes beside chat-serve's (`langgraph.json`'s `http`): see `HttpConfig`. */
+  http?: HttpConfig;
+  /** LangGraph's store, which graphs read through `config.store` (`langgraph.json`'s `store`): see `GraphStoreConfig`. */
+  graphStore?: GraphStoreConfig;
   /** Per-tenant limits; `perModel` gives a model limits (and counters) of its own. */
   limits?: {
     requestsPerMinute?: number;
@@ -418,14 +338,7 @@ export interface ChatServeConfig {
     timeout?: string;
   }[];
   /** Where interrupt graphs keep their checkpoints when they bring none. Default memory. */
-  checkpointer?: ({ kind: "memory" } | { kind: "postgres"; url: string; schema?: string }) & {
-    /**
-     * Threads of the Agent Protocol left idle `defaultTtl` minutes are deleted with their runs
-     * and checkpoints (langgraph.json's `checkpointer.ttl`; a thread's own `ttl` wins), swept
-     * every `sweepIntervalMinutes` (default 5) by one process of the deployment.
-     */
-    ttl?: { strategy?: "delete"; defaultTtl?: number; sweepIntervalMinutes?: number };
-  };
+  checkpointer?: ({ kind: "memory" } | { kind: "postgres"; url: string; schema?: string }) & { ttl?: ThreadTtlConfig };
   /** The run coordinator of interrupt graphs. Default memory (one process only). */
   coordinator?:
     | { kind: "memory" }

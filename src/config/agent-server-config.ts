@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { type Referable, valueOrReference } from "./config-values.js";
+
+// The settings of a LangGraph project that LangGraph's Agent Server reads from `langgraph.json`
+// (its `http`, `store.index` and `checkpointer.ttl`), under the names of a `chat-serve.config.ts`.
+
+/** `checkpointer.ttl`: threads idle this many minutes are swept, every `sweepIntervalMinutes`. */
+export const threadTtlSchema = z.strictObject({
+  strategy: z.literal("delete", 'must be "delete" ("keep_latest" is not served yet)').default("delete"),
+  defaultTtl: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
+  sweepIntervalMinutes: z.number("must be a number of minutes").positive("must be more than 0 minutes").default(5),
+});
+
+/**
+ * Threads of the Agent Protocol left idle `defaultTtl` minutes are deleted with their runs and
+ * checkpoints (langgraph.json's `checkpointer.ttl`; a thread's own `ttl` wins), swept every
+ * `sweepIntervalMinutes` (default 5) by one process of the deployment.
+ */
+export interface ThreadTtlConfig {
+  strategy?: "delete";
+  defaultTtl?: number;
+  sweepIntervalMinutes?: number;
+}
+
+/** `http`: the project's own routes. */
+export const httpSchema = z.strictObject({
+  app: valueOrReference("a Hono app or an object with a fetch(request) method"),
+  enableCustomRouteAuth: z.boolean().default(false),
+});
+
+/**
+ * A project's own routes beside chat-serve's (`langgraph.json`'s `http.app`): a Hono app, or
+ * anything with a Fetch API `fetch(request)`, as a value or a `"./app.ts:app"` reference.
+ * chat-serve's own routes come first. `enableCustomRouteAuth`: behind the server's auth too.
+ */
+export interface HttpConfig {
+  app: Referable<object>;
+  enableCustomRouteAuth?: boolean;
+}
+
+/** `graphStore`: LangGraph's store, made semantic by `index`. */
+export const graphStoreSchema = z.strictObject({
+  index: z
+    .strictObject({
+      embed: valueOrReference("LangChain embeddings, a function of texts to vectors, or 'provider:model'"),
+      dims: z.int("must be a whole number: the embeddings' dimensions").min(1),
+      fields: z.array(z.string().min(1)).min(1, "must list at least one field; leave it out for the whole value").optional(),
+    })
+    .optional(),
+});
+
+/**
+ * LangGraph's store, which graphs read through `config.store` (`langgraph.json`'s `store`):
+ * `index` makes `search({ query })` semantic (`embed`: LangChain embeddings, a function of
+ * texts to vectors, a `"./embed.ts:export"` reference or `"openai:text-embedding-3-small"`).
+ */
+export interface GraphStoreConfig {
+  index?: { embed: Referable<object> | string; dims: number; fields?: string[] };
+}

@@ -9,7 +9,15 @@ import OpenAI from "openai";
 import pg from "pg";
 import { REPO_ROOT, type RunningServer, runCli, startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
-import { dropSchema, POSTGRES_URL, requirePostgres, uniqueSchema } from "../helpers/services.js";
+import {
+  dropSchema,
+  POSTGRES_URL,
+  REDIS_URL,
+  requirePostgres,
+  requireRedisAndPostgres,
+  uniquePrefix,
+  uniqueSchema,
+} from "../helpers/services.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";
 
 const pgClient = pg.Client;
@@ -270,6 +278,52 @@ export default defineConfig({
       }
     } finally {
       await pg.end();
+      await dropSchema(schema);
+      project.cleanup();
+    }
+  });
+});
+
+describe("a project's Auth on two processes over Postgres and Redis", () => {
+  test("each user's threads and runs are theirs on every replica; another's is not found on any", async (t) => {
+    const services = await requireRedisAndPostgres();
+    if (services) return t.skip(services);
+    const schema = uniqueSchema();
+    const project = tempProject({
+      "auth.ts": readFileSync(path.join(FIXTURE, "src/auth.ts"), "utf8"),
+      "agent.ts": readFileSync(path.join(FIXTURE, "src/agent.ts"), "utf8"),
+      "chat-serve.config.ts": `export default {
+  checkpointer: { kind: "postgres", url: ${JSON.stringify(POSTGRES_URL)}, schema: ${JSON.stringify(schema)} },
+  coordinator: { kind: "redis", url: ${JSON.stringify(REDIS_URL)}, keyPrefix: ${JSON.stringify(uniquePrefix())} },
+  background: { keyPrefix: ${JSON.stringify(`cs-bg-${schema}`)} },
+  auth: { custom: "./auth.ts:auth" },
+  graphs: { agent: { graph: "./agent.ts:graph", description: "says who asks" } },
+};`,
+    });
+    const servers: RunningServer[] = [];
+    try {
+      servers.push(await startCli([], { cwd: project.dir }), await startCli([], { cwd: project.dir }));
+      const [one, two] = servers.map((server) => new URL(server.baseURL).origin) as [string, string];
+      const client = (origin: string, token: string) =>
+        new Client({ apiUrl: origin, defaultHeaders: { authorization: `Bearer ${token}` } });
+      const thread = await client(one, "token-alice").threads.create();
+      // A run made through the other replica: queued, run by either, its thread alice's.
+      const waited = (await client(two, "token-alice").runs.wait(thread.thread_id, "agent", { input: input("hi") })) as {
+        messages: { content: string }[];
+      };
+      assert.equal(waited.messages.at(-1)?.content, "alice said: hi");
+      const [run] = await client(one, "token-alice").runs.list(thread.thread_id);
+      assert.ok(run !== undefined);
+      for (const origin of [one, two]) {
+        const bob = client(origin, "token-bob");
+        await assert.rejects(bob.threads.get(thread.thread_id), /404/u);
+        await assert.rejects(bob.runs.get(thread.thread_id, run.run_id), /404/u);
+        await assert.rejects(bob.runs.wait(thread.thread_id, "agent", { input: input("mine") }), /404/u);
+        assert.ok(!(await bob.threads.search()).some((found) => found.thread_id === thread.thread_id));
+        assert.ok((await client(origin, "token-alice").threads.search()).some((found) => found.thread_id === thread.thread_id));
+      }
+    } finally {
+      for (const server of servers) await server.stop();
       await dropSchema(schema);
       project.cleanup();
     }

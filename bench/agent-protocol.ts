@@ -9,7 +9,7 @@
 import { performance } from "node:perf_hooks";
 import { Client } from "@langchain/langgraph-sdk";
 import { startLangGraph } from "./langgraph-api.js";
-import { compare, median, percentile, settings } from "./lib/load.js";
+import { type Comparison, compare, median, percentile, settings } from "./lib/load.js";
 import { processTreeRss, type Server, startChatServe } from "./lib/processes.js";
 import { fixed, type Row, row } from "./lib/results.js";
 import { PROMPT } from "./lib/shared.js";
@@ -43,6 +43,19 @@ async function createAndJoin(server: Server, clients: number, seconds: number) {
   };
 }
 
+/** A comparison's throughput row: runs a second on each side, the median ratio and its range. */
+function throughputRow(name: string, result: Comparison): Row {
+  return row(
+    AREA,
+    name,
+    `${Math.round(result.served.requests)} runs/s`,
+    `${Math.round(result.baseline.requests)} runs/s`,
+    result.throughput.ratio,
+    undefined,
+    [result.throughput.low, result.throughput.high],
+  );
+}
+
 async function streamAndWait(label: string, official: Server, served: Server, clients: number): Promise<Row[]> {
   const rows: Row[] = [];
   for (const [name, path, body] of [
@@ -55,15 +68,7 @@ async function streamAndWait(label: string, official: Server, served: Server, cl
       clients,
     );
     rows.push(
-      row(
-        AREA,
-        `${label}, ${name}, ${clients} clients: throughput`,
-        `${Math.round(result.served.requests)} runs/s`,
-        `${Math.round(result.baseline.requests)} runs/s`,
-        result.throughput.ratio,
-        undefined,
-        [result.throughput.low, result.throughput.high],
-      ),
+      throughputRow(`${label}, ${name}, ${clients} clients: throughput`, result),
       row(
         AREA,
         `${label}, ${name}, ${clients} clients: latency p50 / p99`,
@@ -159,15 +164,7 @@ async function priceOfSharing(inProcess: Server, shared: Server): Promise<Row[]>
       result.cpu,
       { atMost: 1.2 },
     ),
-    row(
-      AREA,
-      `${name}, 10 clients: throughput`,
-      `${Math.round(result.served.requests)} runs/s`,
-      `${Math.round(result.baseline.requests)} runs/s`,
-      result.throughput.ratio,
-      undefined,
-      [result.throughput.low, result.throughput.high],
-    ),
+    throughputRow(`${name}, 10 clients: throughput`, result),
     row(
       AREA,
       `${name}, one at a time: time to first token p50 / p99 (difference at p50)`,

@@ -82,15 +82,20 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
       }
     });
 
+  /** The item a write names, if there is one: 404 when it is there and the handler's filters do not let the caller see it. */
+  async function existingPasses(scope: string, item: { namespace: string[]; key: string }, filters: AuthFilters) {
+    const existing = await call(() => store.get(inScope(scope, item.namespace), item.key));
+    if (existing !== null && !itemPasses(item.namespace, item.key, existing.value, filters)) throw new AgentNotFoundError("item", item.key);
+    return existing;
+  }
+
   on.put("/store/items", async (request, reply) => {
     const sent = parseBody(storePut, request.body, "item");
     const scope = await routes.scopeOf(request);
     const { filters, value } = await authorize(routes, request, "store:put", { ...sent });
     const body = parseBody(storePut, value, "item");
     if (filters !== undefined) {
-      const existing = await call(() => store.get(inScope(scope, body.namespace), body.key));
-      if (existing !== null && !itemPasses(body.namespace, body.key, existing.value, filters))
-        throw new AgentNotFoundError("item", body.key);
+      await existingPasses(scope, body, filters);
       if (!itemPasses(body.namespace, body.key, body.value, filters)) throw new AuthRefusedError(403, "Not authorized", {});
     }
     // `index`: false leaves the item out of a semantic store's index, a list of fields indexes those.
@@ -124,9 +129,7 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
     const { filters, value } = await authorize(routes, request, "store:delete", { ...sent });
     const body = parseBody(storeDelete, value, "item");
     if (filters !== undefined) {
-      const existing = await call(() => store.get(inScope(scope, body.namespace), body.key));
-      if (existing !== null && !itemPasses(body.namespace, body.key, existing.value, filters))
-        throw new AgentNotFoundError("item", body.key);
+      const existing = await existingPasses(scope, body, filters);
       if (existing === null && !itemPasses(body.namespace, body.key, undefined, filters))
         throw new AuthRefusedError(403, "Not authorized", {});
     }

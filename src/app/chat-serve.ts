@@ -6,6 +6,7 @@ import { type BackgroundQueue, InProcessQueue } from "../background/job-queue.js
 import { WebhookSender, type WebhookTarget } from "../background/webhooks.js";
 import { ServerShuttingDownError } from "../errors/catalogue.js";
 import { Authenticator, type AuthSettings } from "../http/auth.js";
+import type { CorsSettings } from "../http/cors.js";
 import { type CustomRoutes, registerCustomRoutes } from "../http/custom-routes.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../http/env.js";
 import type { ReadinessCheck } from "../http/health.js";
@@ -87,8 +88,8 @@ export interface ChatServeOptions {
    * does) from `ChatServe.metrics`.
    */
   metrics?: MetricsSettings;
-  /** Browser origins allowed to call the API (CORS), like `https://app.example.com`. Default: none. */
-  cors?: { origins: readonly string[] };
+  /** Browser origins allowed to call the API (CORS), like `https://app.example.com`: see `CorsSettings`. Default: none. */
+  cors?: CorsSettings;
   /**
    * Background responses (`background: true`): how many this process runs at once (default
    * 4). They run in this process, from an in-memory queue, and do not survive a restart,
@@ -296,7 +297,7 @@ export class ChatServe {
     };
     await this.app.register(chatServePlugin, pluginOptions);
     if (this.#options.customRoutes !== undefined && this.#ownsApp)
-      registerCustomRoutes(this.app, this.#options.customRoutes, this.#authenticator);
+      registerCustomRoutes(this.app, this.#options.customRoutes, this.#authenticator, this.#options.cors !== undefined);
     this.#surfaces = [...surfaces, ...(await registerSideMounts(this.app, pluginOptions, options, switchContext))];
     return this.app;
   }

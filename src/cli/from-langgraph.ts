@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { agentServerSettings } from "../config/define-config.js";
 import { defaultDescription, LANGGRAPH_DEFAULTS, LANGGRAPH_JSON, readLangGraphJson } from "../config/langgraph-json.js";
 import { ModuleLoader } from "../config/module-loader.js";
 import { UserError } from "../errors/catalogue.js";
@@ -43,6 +44,7 @@ export async function initFromLangGraph(dir: string, from: string, force: boolea
       ].join("\n"),
     );
   }
+  const settings = agentServerSettings(project);
   const env = project.env === undefined ? [] : envLines(project.env.from, project.env.variables, path.relative(dir, baseDir));
   const text = [
     'import { defineConfig } from "chat-serve";',
@@ -51,11 +53,12 @@ export async function initFromLangGraph(dir: string, from: string, force: boolea
     "// `npx chat-serve start` serves them; `npx chat-serve models` checks this file without serving.",
     ...env,
     "export default defineConfig({",
-    '  server: { host: "127.0.0.1", port: 8000, prefix: "/v1" },',
+    `  server: ${literal({ host: "127.0.0.1", port: 8000, prefix: "/v1", ...(settings.server as object) })},`,
     "  graphs: {",
     ...entries,
     "  },",
     ...authLines(project.auth, dir, baseDir),
+    ...projectLines(settings, (reference) => movedReference(reference, dir, baseDir)),
     "});",
     "",
   ].join("\n");
@@ -67,14 +70,45 @@ export async function initFromLangGraph(dir: string, from: string, force: boolea
   return result;
 }
 
-/** `auth`: the project's LangGraph `Auth`, as langgraph.json's `auth.path` names it. */
-function authLines(auth: { path: string; disableStudioAuth: boolean } | undefined, dir: string, baseDir: string): string[] {
-  if (auth === undefined) return [];
-  const [file, exportName] = auth.path.split(":");
-  const reference = `./${path
+/** A `./file.ts:export` reference relative to langgraph.json's folder, relative to the config's. */
+function movedReference(reference: string, dir: string, baseDir: string): string {
+  const [file, exportName] = reference.split(":");
+  return `./${path
     .relative(dir, path.resolve(baseDir, file ?? ""))
     .split(path.sep)
     .join("/")}${exportName === undefined ? "" : `:${exportName}`}`;
+}
+
+/** A value as TypeScript writes it: keys unquoted where they can be. */
+function literal(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  const entries = Object.entries(value).map(
+    ([key, item]) => `${/^[A-Za-z_$][\w$]*$/u.test(key) ? key : JSON.stringify(key)}: ${literal(item)}`,
+  );
+  return entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`;
+}
+
+/** langgraph.json's `http.app`, `store.index` and `checkpointer.ttl` as the config's keys. */
+function projectLines(settings: Record<string, unknown>, moved: (reference: string) => string): string[] {
+  const lines: string[] = [];
+  const http = settings.http as { app: string } | undefined;
+  if (http !== undefined)
+    lines.push("  // langgraph.json's http: the project's own routes.", `  http: ${literal({ ...http, app: moved(http.app) })},`);
+  const store = settings.graphStore as { index: { embed: string } } | undefined;
+  if (store !== undefined) {
+    const embed = store.index.embed.startsWith(".") ? moved(store.index.embed) : store.index.embed;
+    lines.push("  // langgraph.json's store: a semantic index.", `  graphStore: ${literal({ index: { ...store.index, embed } })},`);
+  }
+  if (settings.checkpointer !== undefined)
+    lines.push("  // langgraph.json's checkpointer.ttl: idle threads swept.", `  checkpointer: ${literal(settings.checkpointer)},`);
+  return lines;
+}
+
+/** `auth`: the project's LangGraph `Auth`, as langgraph.json's `auth.path` names it. */
+function authLines(auth: { path: string; disableStudioAuth: boolean } | undefined, dir: string, baseDir: string): string[] {
+  if (auth === undefined) return [];
+  const reference = movedReference(auth.path, dir, baseDir);
   const studio = auth.disableStudioAuth ? ", disableStudioAuth: true" : "";
   return [
     `  // langgraph.json's auth: its authenticate says who is calling, its handlers what each sees.`,

@@ -59,6 +59,11 @@ export function langGraphNote(loaded: LoadedConfig): string | undefined {
     );
   }
   if (project.storeIndex !== undefined) parts.push(`a semantic store (${project.storeIndex.embed}, ${project.storeIndex.dims} dimensions)`);
+  const http = project.http;
+  if (http?.app !== undefined) parts.push(`routes from ${http.app}${http.enableCustomRouteAuth ? " (behind the auth)" : ""}`);
+  if (http?.mountPrefix !== undefined) parts.push(`everything of LangGraph's under ${http.mountPrefix}`);
+  if (http !== undefined && http.disabled.length > 0)
+    parts.push(`${http.disabled.map((key) => key.slice("disable_".length)).join(", ")} off`);
   const ignored = project.ignoredKeys.length === 0 ? "" : `; ignored: ${project.ignoredKeys.join(", ")}`;
   return `${chalk.cyan("langgraph")} read ${parts.join(", ")} from ${loaded.displayPath}${ignored}. For API keys, limits, a Postgres checkpointer and the rest, write a chat-serve.config.ts: ${chalk.cyan("chat-serve init --from langgraph.json")}`;
 }

@@ -26,17 +26,66 @@ export interface ThreadTtlConfig {
 export const httpSchema = z.strictObject({
   app: valueOrReference("a Hono app or an object with a fetch(request) method"),
   enableCustomRouteAuth: z.boolean().default(false),
+  prefix: z.string().optional(),
 });
 
 /**
  * A project's own routes beside chat-serve's (`langgraph.json`'s `http.app`): a Hono app, or
  * anything with a Fetch API `fetch(request)`, as a value or a `"./app.ts:app"` reference.
  * chat-serve's own routes come first. `enableCustomRouteAuth`: behind the server's auth too.
+ * `prefix`: served under it, which the app does not see (`/api/hello` reaches its `/hello`).
  */
 export interface HttpConfig {
   app: Referable<object>;
   enableCustomRouteAuth?: boolean;
+  prefix?: string;
 }
+
+/** Header names, or patterns with `*` for any run of characters (`x-org-*`). */
+export const headerPatterns = z.array(
+  z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/u, "must be a header name, or a pattern with * (no other pattern characters)"),
+);
+
+/** `server.langgraph`: the Agent Protocol's place, transport, and what langgraph.json's `http` says of it (`AgentProtocolSettings`). */
+export const agentProtocolSettingsSchema = z.strictObject({
+  prefix: z.string().optional(),
+  websocket: z.boolean().optional(),
+  disableAssistants: z.boolean().optional(),
+  disableThreads: z.boolean().optional(),
+  disableRuns: z.boolean().optional(),
+  disableStore: z.boolean().optional(),
+  disableMeta: z.boolean().optional(),
+  configurableHeaders: z.strictObject({ includes: headerPatterns.optional(), excludes: headerPatterns.optional() }).optional(),
+});
+
+/** A regular expression's source, checked. */
+export const regexSource = z
+  .string()
+  .min(1)
+  .refine((source) => {
+    try {
+      new RegExp(source, "u");
+      return true;
+    } catch {
+      return false;
+    }
+  }, "must be a regular expression");
+
+/** `server.cors`: who may call from a browser, and how. */
+export const corsSchema = z
+  .strictObject({
+    origins: z.array(z.string().min(1)).min(1, "must list at least one origin").optional(),
+    originRegex: regexSource.optional(),
+    methods: z.array(z.string().min(1)).optional(),
+    headers: z.array(z.string().min(1)).optional(),
+    exposeHeaders: z.array(z.string().min(1)).optional(),
+    credentials: z.boolean().optional(),
+    maxAge: z.int().min(0).optional(),
+  })
+  .refine((cors) => cors.origins !== undefined || cors.originRegex !== undefined, { error: "needs origins or originRegex" });
 
 /** `graphStore`: LangGraph's store, made semantic by `index`. */
 export const graphStoreSchema = z.strictObject({

@@ -1,10 +1,14 @@
 import { z } from "zod";
 import type { WebhookTarget } from "../background/webhooks.js";
 import { type ApiKeyEntry, type Authenticate, apiKeyEntrySchema } from "../http/auth.js";
+import type { CorsSettings } from "../http/cors.js";
 import type { CheckpointScope } from "../http/run-request.js";
+import type { AgentProtocolSettings } from "../surfaces/langgraph/langgraph-surface.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import { parseDuration } from "../util/duration.js";
 import {
+  agentProtocolSettingsSchema,
+  corsSchema,
   type GraphStoreConfig,
   graphStoreSchema,
   type HttpConfig,
@@ -14,6 +18,7 @@ import {
 } from "./agent-server-config.js";
 import { type Referable, valueOrReference } from "./config-values.js";
 import { type GraphEntryConfig, graphEntrySchema } from "./graph-entry-config.js";
+import type { LangGraphProject } from "./langgraph-json.js";
 
 export type { ModuleReference } from "./config-values.js";
 export type { GraphEntryConfig } from "./graph-entry-config.js";
@@ -98,14 +103,14 @@ export const configSchema = z.strictObject({
       aiSdk: z.boolean().optional(),
       agUi: z.boolean().optional(),
       anthropic: z.boolean().optional(),
-      langgraph: z.union([z.boolean(), z.strictObject({ prefix: z.string().optional(), websocket: z.boolean().optional() })]).optional(),
+      langgraph: z.union([z.boolean(), agentProtocolSettingsSchema]).optional(),
       bodyLimit: z.int().positive().default(1_048_576),
       headersTimeoutMs: z.int().min(1_000).default(20_000),
       requestTimeoutMs: z.int().min(1_000).default(60_000),
       keepAliveTimeoutMs: z.int().min(1_000).default(72_000),
       shutdownGraceMs: z.int().min(0).max(3_600_000).default(10_000),
       stalledClientTimeoutMs: z.int().min(100).default(30_000),
-      cors: z.strictObject({ origins: z.array(z.string().min(1)).min(1, "must list at least one origin") }).optional(),
+      cors: corsSchema.optional(),
     })
     .prefault({}),
   auth: z
@@ -209,6 +214,57 @@ export function storeConfigOf(config: Pick<ParsedConfig, "checkpointer" | "store
     : { kind: "memory", ...retention };
 }
 
+/**
+ * What a `langgraph.json` says beyond its graphs, as a config's keys (references stay relative
+ * to its folder): its `auth`, `store.index`, `checkpointer.ttl`, and `http` (its routes, the
+ * Agent Protocol's prefix, switches and headers, MCP and A2A off, CORS: any origin unless it
+ * says otherwise, as LangGraph.js's server answers).
+ */
+export function agentServerSettings(project: LangGraphProject): Record<string, unknown> {
+  const { http, auth, storeIndex, checkpointerTtl: ttl } = project;
+  const off = new Set(http?.disabled ?? []);
+  const protocol = {
+    ...(http?.mountPrefix === undefined ? {} : { prefix: http.mountPrefix }),
+    ...(off.has("disable_assistants") ? { disableAssistants: true } : {}),
+    ...(off.has("disable_threads") ? { disableThreads: true } : {}),
+    ...(off.has("disable_runs") ? { disableRuns: true } : {}),
+    ...(off.has("disable_store") ? { disableStore: true } : {}),
+    ...(off.has("disable_meta") ? { disableMeta: true } : {}),
+    ...(http?.configurableHeaders === undefined ? {} : { configurableHeaders: http.configurableHeaders }),
+  };
+  return {
+    server: {
+      cors: http?.cors ?? { origins: ["*"] },
+      ...(Object.keys(protocol).length === 0 ? {} : { langgraph: protocol }),
+      ...(off.has("disable_mcp") ? { mcp: false } : {}),
+      ...(off.has("disable_a2a") ? { a2a: false } : {}),
+    },
+    ...(auth === undefined ? {} : { auth: { custom: auth.path, disableStudioAuth: auth.disableStudioAuth } }),
+    ...(storeIndex === undefined ? {} : { graphStore: { index: storeIndex } }),
+    ...(http?.app === undefined
+      ? {}
+      : {
+          http: {
+            app: http.app,
+            enableCustomRouteAuth: http.enableCustomRouteAuth,
+            ...(http.mountPrefix === undefined ? {} : { prefix: http.mountPrefix }),
+          },
+        }),
+    ...(ttl === undefined
+      ? {}
+      : {
+          checkpointer: {
+            kind: "memory",
+            ttl: {
+              ...(ttl.strategy === undefined ? {} : { strategy: ttl.strategy }),
+              ...(ttl.default_ttl === undefined ? {} : { defaultTtl: ttl.default_ttl }),
+              ...(ttl.sweep_interval_minutes === undefined ? {} : { sweepIntervalMinutes: ttl.sweep_interval_minutes }),
+            },
+          },
+        }),
+  };
+}
+
 /** The shape of `chat-serve.config.ts`. */
 export interface ChatServeConfig {
   server?: {
@@ -247,9 +303,10 @@ export interface ChatServeConfig {
      * as `langgraph dev` does, or under `prefix`: `@langchain/langgraph-sdk`, `useStream` and
      * `RemoteGraph` work against it (docs/langgraph.md). Default: on. Protocol v2 is served over
      * server-sent events (the SDK's default) and over a WebSocket (`GET /threads/{id}/stream/events`,
-     * for clients that choose that transport); `websocket: false` turns the WebSocket off.
+     * for clients that choose that transport); `websocket: false` turns the WebSocket off. The
+     * rest of `AgentProtocolSettings` are langgraph.json's `http` switches.
      */
-    langgraph?: boolean | { prefix?: string; websocket?: boolean };
+    langgraph?: boolean | AgentProtocolSettings;
     bodyLimit?: number;
     /** How long a client may take to send its request headers. Default 20 s. */
     headersTimeoutMs?: number;
@@ -264,8 +321,8 @@ export interface ChatServeConfig {
      * buffers are full, is dropped and its run ended; until then the run waits for it. Default 30 s.
      */
     stalledClientTimeoutMs?: number;
-    /** Browser origins allowed to call the API (CORS). Default: none. */
-    cors?: { origins: string[] };
+    /** Browser origins allowed to call the API (CORS), and how: see `CorsSettings`. Default: none. */
+    cors?: CorsSettings;
   };
   /**
    * API keys and tenants. Every route but `/health` then needs `Authorization: Bearer <key>`
@@ -285,11 +342,6 @@ export interface ChatServeConfig {
     /** LangGraph Studio's requests go through `langgraph`'s `authenticate` too (`disable_studio_auth`). */
     disableStudioAuth?: boolean;
   };
-  /**
-   * LangGraph's store, which graphs read through `config.store` (`langgraph.json`'s `store`):
-   * `index` makes `search({ query })` semantic (`embed`: LangChain embeddings, a function of
-   * texts to vectors, a `"./embed.ts:export"` reference or `"openai:text-embedding-3-small"`).
-   */
   /** A project's own routes beside chat-serve's (`langgraph.json`'s `http`): see `HttpConfig`. */
   http?: HttpConfig;
   /** LangGraph's store, which graphs read through `config.store` (`langgraph.json`'s `store`): see `GraphStoreConfig`. */

@@ -4,13 +4,30 @@ import { parseEnv } from "node:util";
 import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
+import type { CorsSettings } from "../http/cors.js";
 import { PARSE_ONCE } from "../util/parse-once.js";
+import { headerPatterns, regexSource } from "./agent-server-config.js";
 
 /** The file `langgraph dev` and the LangGraph API server read a project's graphs from. */
 export const LANGGRAPH_JSON = "langgraph.json";
 
 /** The keys of `langgraph.json` chat-serve reads; every other key is reported once and ignored. */
 const READ_KEYS = ["graphs", "env", "auth", "store", "checkpointer", "http"];
+
+/** `http`'s route switches, LangGraph's names. */
+const HTTP_SWITCHES = [
+  "disable_assistants",
+  "disable_threads",
+  "disable_runs",
+  "disable_store",
+  "disable_meta",
+  "disable_mcp",
+  "disable_a2a",
+  "disable_ui",
+  "disable_webhooks",
+] as const;
+/** `http`'s keys chat-serve reads. */
+const HTTP_KEYS: readonly string[] = ["app", "enable_custom_route_auth", "mount_prefix", "cors", "configurable_headers", ...HTTP_SWITCHES];
 
 const graphReference = z.union([
   z.string().min(1, "must be a './file.ts:export' reference"),
@@ -23,6 +40,30 @@ const langGraphJsonSchema = z.looseObject({
     .looseObject({
       app: z.string("must be './src/app.ts:app', the module and export of the project's Hono app").min(1).optional(),
       enable_custom_route_auth: z.boolean("must be true or false").optional(),
+      mount_prefix: z
+        .string("must be a path such as '/api'")
+        .regex(/^\/[^\s?#]*$/u, "must be a path such as '/api'")
+        .optional(),
+      ...Object.fromEntries(HTTP_SWITCHES.map((key) => [key, z.boolean("must be true or false").optional()])),
+      cors: z
+        .looseObject({
+          allow_origins: z.array(z.string().min(1)).optional(),
+          allow_origin_regex: regexSource.optional(),
+          allow_methods: z.array(z.string().min(1)).optional(),
+          allow_headers: z.array(z.string().min(1)).optional(),
+          expose_headers: z.array(z.string().min(1)).optional(),
+          allow_credentials: z.boolean("must be true or false").optional(),
+          max_age: z.int("must be a whole number of seconds").min(0).optional(),
+        })
+        .optional(),
+      configurable_headers: z
+        .looseObject({
+          includes: headerPatterns.optional(),
+          excludes: headerPatterns.optional(),
+          include: headerPatterns.optional(),
+          exclude: headerPatterns.optional(),
+        })
+        .optional(),
     })
     .optional(),
   checkpointer: z
@@ -70,8 +111,19 @@ export interface LangGraphProject {
   ignoredKeys: string[];
   /** Where `env` came from: the env file's path as written, or `langgraph.json` itself for an object. */
   env?: { from: string; variables: Record<string, string> };
-  /** `http`: the project's own routes (`app`, relative to the file's folder) and whether the auth guards them. */
-  http?: { app: string; enableCustomRouteAuth: boolean };
+  /**
+   * `http`: the project's own routes (`app`, relative to the file's folder) and whether the auth
+   * guards them, `mount_prefix`, the route switches that are on (`disable_runs`, …), CORS and
+   * the headers runs get, in a config's names.
+   */
+  http?: {
+    app?: string;
+    enableCustomRouteAuth: boolean;
+    mountPrefix?: string;
+    disabled: (typeof HTTP_SWITCHES)[number][];
+    cors?: CorsSettings;
+    configurableHeaders?: { includes?: string[]; excludes?: string[] };
+  };
   /** `checkpointer.ttl`: threads swept after that many idle minutes (as LangGraph names its keys). */
   checkpointerTtl?: { strategy?: string; default_ttl?: number; sweep_interval_minutes?: number };
   /** `store.index`: the semantic index of LangGraph's store (`embed` relative to the file's folder, or `provider:model`). */
@@ -108,9 +160,8 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
     ignoredKeys: Object.keys(parsed.data).filter((key) => !READ_KEYS.includes(key)),
   };
   const { env, auth, store, checkpointer, http } = parsed.data;
-  if (http?.app !== undefined) project.http = { app: http.app, enableCustomRouteAuth: http.enable_custom_route_auth ?? false };
-  for (const key of Object.keys(http ?? {}))
-    if (key !== "app" && key !== "enable_custom_route_auth") project.ignoredKeys.push(`http.${key}`);
+  if (http !== undefined) project.http = httpOf(http);
+  for (const key of Object.keys(http ?? {})) if (!HTTP_KEYS.includes(key)) project.ignoredKeys.push(`http.${key}`);
   if (checkpointer?.ttl !== undefined) project.checkpointerTtl = checkpointer.ttl;
   for (const key of Object.keys(checkpointer ?? {})) if (key !== "ttl") project.ignoredKeys.push(`checkpointer.${key}`);
   if (store?.index !== undefined) {
@@ -128,6 +179,42 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
     project.env = { from: path.basename(filepath), variables: env };
   }
   return project;
+}
+
+/** langgraph.json's `http` in a config's names (what it leaves out keeps the config's default). */
+function httpOf(http: NonNullable<z.output<typeof langGraphJsonSchema>["http"]>): NonNullable<LangGraphProject["http"]> {
+  const { cors, configurable_headers: headers } = http;
+  const includes = [...(headers?.includes ?? []), ...(headers?.include ?? [])];
+  const excludes = [...(headers?.excludes ?? []), ...(headers?.exclude ?? [])];
+  const switches = http as Partial<Record<(typeof HTTP_SWITCHES)[number], boolean>>;
+  return {
+    ...(http.app === undefined ? {} : { app: http.app }),
+    enableCustomRouteAuth: http.enable_custom_route_auth ?? false,
+    ...(http.mount_prefix === undefined || http.mount_prefix === "/" ? {} : { mountPrefix: http.mount_prefix }),
+    disabled: HTTP_SWITCHES.filter((key) => switches[key] === true),
+    ...(cors === undefined
+      ? {}
+      : {
+          cors: {
+            // No origins named: any, as LangGraph.js's server allows.
+            ...(cors.allow_origins === undefined && cors.allow_origin_regex !== undefined ? {} : { origins: cors.allow_origins ?? ["*"] }),
+            ...(cors.allow_origin_regex === undefined ? {} : { originRegex: cors.allow_origin_regex }),
+            ...(cors.allow_methods === undefined ? {} : { methods: cors.allow_methods }),
+            ...(cors.allow_headers === undefined ? {} : { headers: cors.allow_headers }),
+            ...(cors.expose_headers === undefined ? {} : { exposeHeaders: cors.expose_headers }),
+            ...(cors.allow_credentials === undefined ? {} : { credentials: cors.allow_credentials }),
+            ...(cors.max_age === undefined ? {} : { maxAge: cors.max_age }),
+          },
+        }),
+    ...(headers === undefined
+      ? {}
+      : {
+          configurableHeaders: {
+            ...(includes.length === 0 && headers.includes === undefined && headers.include === undefined ? {} : { includes }),
+            ...(excludes.length === 0 ? {} : { excludes }),
+          },
+        }),
+  };
 }
 
 /**

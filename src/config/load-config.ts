@@ -8,7 +8,7 @@ import { firstLine } from "../errors/first-line.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { PARSE_ONCE } from "../util/parse-once.js";
-import { configSchema, type ParsedConfig } from "./define-config.js";
+import { agentServerSettings, configSchema, type ParsedConfig } from "./define-config.js";
 import {
   applyLangGraphEnv,
   defaultDescription,
@@ -112,15 +112,6 @@ export function findConfigFile(configPath: string | undefined, cwd = process.cwd
   return [...CONFIG_FILE_NAMES, LANGGRAPH_JSON].map((name) => path.join(cwd, name)).find((candidate) => existsSync(candidate));
 }
 
-/** `checkpointer.ttl` of langgraph.json in a config's names (what is missing keeps the config's default). */
-function ttlOf(ttl: NonNullable<LangGraphProject["checkpointerTtl"]>): Record<string, unknown> {
-  return {
-    ...(ttl.strategy === undefined ? {} : { strategy: ttl.strategy }),
-    ...(ttl.default_ttl === undefined ? {} : { defaultTtl: ttl.default_ttl }),
-    ...(ttl.sweep_interval_minutes === undefined ? {} : { sweepIntervalMinutes: ttl.sweep_interval_minutes }),
-  };
-}
-
 /** A LangGraph project's `langgraph.json` as a config: each graph a model, the defaults for the rest. */
 function fromLangGraphJson(filepath: string, displayPath: string, modules: ModuleLoader): LoadedConfig {
   const project = readLangGraphJson(filepath, displayPath);
@@ -138,12 +129,7 @@ function fromLangGraphJson(filepath: string, displayPath: string, modules: Modul
       config: configSchema.parse(
         {
           graphs,
-          ...(project.auth === undefined ? {} : { auth: { custom: project.auth.path, disableStudioAuth: project.auth.disableStudioAuth } }),
-          ...(project.storeIndex === undefined ? {} : { graphStore: { index: project.storeIndex } }),
-          ...(project.http === undefined
-            ? {}
-            : { http: { app: project.http.app, enableCustomRouteAuth: project.http.enableCustomRouteAuth } }),
-          ...(project.checkpointerTtl === undefined ? {} : { checkpointer: { kind: "memory", ttl: ttlOf(project.checkpointerTtl) } }),
+          ...agentServerSettings(project),
         },
         PARSE_ONCE,
       ),

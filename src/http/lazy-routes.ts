@@ -61,6 +61,18 @@ export class RouteTable {
   keys(): IterableIterator<string> {
     return this.#handlers.keys();
   }
+
+  /** The table of the routes `served` lists (a surface with route groups turned off). */
+  only(served: Readonly<Record<string, readonly HTTPMethods[]>>): RouteTable {
+    const kept = new RouteTable();
+    for (const [url, verbs] of Object.entries(served)) {
+      for (const method of verbs) {
+        const handler = this.handler(method, url);
+        if (handler !== undefined) kept.#add(method, url, handler);
+      }
+    }
+    return kept;
+  }
 }
 
 /**

@@ -17,6 +17,7 @@ import type { RunTracker } from "../runs/run-tracker.js";
 import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
 import type { Authenticator, Caller } from "./auth.js";
+import { type CorsSettings, registerCors } from "./cors.js";
 import { errorBody } from "./error-mapper.js";
 import { registerErrorShape, renderOf } from "./framework-errors.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./health.js";
@@ -57,7 +58,7 @@ export interface ChatServePluginOptions {
   /** Deadline of each readiness check. */
   backendTimeoutMs: number;
   /** Browser origins allowed to call the API; absent: no CORS headers. */
-  cors?: { origins: readonly string[] };
+  cors?: CorsSettings;
   /** The host app's own request IDs are ours (`genReqId`), logged as `requestId` already. */
   hostRequestIds: boolean;
   /** True once the server drains before it stops: `/ready` is 503 and runs are refused. */
@@ -270,21 +271,8 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
     done();
   });
 
-  if (options.cors !== undefined) {
-    // Registered before the key check: a preflight carries no key, and is answered here.
-    await app.register((await import("@fastify/cors")).default, {
-      origin: [...options.cors.origins],
-      methods: ["GET", "HEAD", "POST", "DELETE"],
-      exposedHeaders: [
-        "x-request-id",
-        "retry-after",
-        "x-ratelimit-limit-requests",
-        "x-ratelimit-remaining-requests",
-        "x-ratelimit-reset-requests",
-      ],
-      maxAge: 600,
-    });
-  }
+  // Registered before the key check: a preflight carries no key, and is answered here.
+  if (options.cors !== undefined) await registerCors(app, options.cors);
   const { authenticator } = options;
   if (authenticator !== undefined) {
     const isPublic = publicRoutes(options.prefix, described);

@@ -11,6 +11,7 @@ import { firstLine } from "../errors/first-line.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { type ApiKeyEntry, type Authenticate, type AuthSettings, apiKeyEntrySchema } from "../http/auth.js";
 import { type CustomRoutes, isFetchHandler } from "../http/custom-routes.js";
+import { normalizePrefix } from "../http/env.js";
 import { isLangGraphAuth, LangGraphAuth } from "../http/langgraph-auth.js";
 import type { LimitSettings } from "../http/limits.js";
 import type { CheckpointScope } from "../http/run-request.js";
@@ -239,7 +240,8 @@ async function customRoutesFromConfig(loaded: LoadedConfig): Promise<CustomRoute
       `${loaded.displayPath}: ${key}: must be a Hono app or an object with a fetch(request) method (export const app = new Hono()...)`,
     );
   }
-  return { fetch: (request) => app.fetch(request), auth: http.enableCustomRouteAuth };
+  const prefix = http.prefix === undefined || http.prefix === "" ? "" : normalizePrefix(http.prefix, `${loaded.displayPath}: http.prefix`);
+  return { fetch: (request) => app.fetch(request), auth: http.enableCustomRouteAuth, ...(prefix === "" ? {} : { prefix }) };
 }
 
 const REFERABLE_KEYS = [

@@ -72,9 +72,14 @@ export const steps = new StateGraph(MessagesAnnotation)
       for (const one of made) assert.equal(one.status, 200);
       return made as { thread: string; run: string }[];
     };
+    /** Each run ends in success; one that has not within a minute fails the test with what the run and the server say (never a hang). */
     const allSucceed = async (runs: { thread: string; run: string }[]) => {
       for (const { thread, run } of runs) {
-        await client.runs.join(thread, run);
+        const joined = client.runs.join(thread, run, { signal: AbortSignal.timeout(60_000) }).catch((error: unknown) => error);
+        if ((await joined) instanceof Error) {
+          const record = await client.runs.get(thread, run).catch((error: unknown) => String(error));
+          assert.fail(`run ${run} did not end within a minute: ${JSON.stringify(record)}\n${server.output().slice(-4000)}`);
+        }
         assert.equal((await client.runs.get(thread, run)).status, "success", `run ${run}`);
       }
     };

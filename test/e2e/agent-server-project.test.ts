@@ -51,7 +51,7 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
   test("the start says where its auth comes from", () => {
     assert.match(
       server.output(),
-      /langgraph read 1 graph, auth from \.\/src\/auth\.ts:auth, a thread TTL \(each thread's own, swept every 0\.02 minutes\), a semantic store \(\.\/src\/embed\.ts:embed, 3 dimensions\) from langgraph\.json/u,
+      /langgraph read 1 graph, auth from \.\/src\/auth\.ts:auth, a thread TTL \(each thread's own, swept every 0\.02 minutes\), a semantic store \(\.\/src\/embed\.ts:embed, 3 dimensions\), routes from \.\/src\/app\.ts:app from langgraph\.json/u,
     );
   });
 
@@ -193,11 +193,17 @@ describe("a LangGraph project whose Auth does not load", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "chat-serve-auth-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("`init --from langgraph.json` writes the Auth into the chat-serve config", async () => {
+  test("`init --from langgraph.json` writes the Auth, the routes, the store and the TTL into the chat-serve config", async () => {
     cpSync(FIXTURE, dir, { recursive: true });
     const init = await runCli(["init", "--from", "langgraph.json"], { cwd: dir });
     assert.equal(init.code, 0, init.stderr);
-    assert.match(readFileSync(path.join(dir, "chat-serve.config.ts"), "utf8"), /\n {2}auth: \{ custom: "\.\/src\/auth\.ts:auth" \},\n/u);
+    const written = readFileSync(path.join(dir, "chat-serve.config.ts"), "utf8");
+    assert.match(written, /\n {2}auth: \{ custom: "\.\/src\/auth\.ts:auth" \},\n/u);
+    // The rest of what langgraph.json says, in the config's names.
+    assert.match(written, /\n {2}server: \{ host: "127\.0\.0\.1", port: 8000, prefix: "\/v1", cors: \{ origins: \["\*"\] \} \},\n/u);
+    assert.match(written, /\n {2}http: \{ app: "\.\/src\/app\.ts:app", enableCustomRouteAuth: false \},\n/u);
+    assert.match(written, /\n {2}graphStore: \{ index: \{ embed: "\.\/src\/embed\.ts:embed", dims: 3, fields: \["text"\] \} \},\n/u);
+    assert.match(written, /\n {2}checkpointer: \{ kind: "memory", ttl: \{ strategy: "delete", sweepIntervalMinutes: 0\.02 \} \},\n/u);
     rmSync(path.join(dir, "chat-serve.config.ts"));
   });
 

@@ -6,7 +6,7 @@ import { requestScope } from "../../http/run-request.js";
 import type { SurfaceContext } from "../../http/surface.js";
 import { visibleModels } from "../../http/visibility.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
-import { checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-run-config.js";
+import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-run-config.js";
 import { AgentRuns } from "../../runs/agent/agent-runs.js";
 import { AgentThreads } from "../../runs/agent/agent-threads.js";
 import { modelOfAssistant } from "../../runs/agent/assistants.js";
@@ -15,6 +15,7 @@ import { sweepExpiredThreads } from "../../runs/agent/thread-sweeper.js";
 import { type AgentRecords, MemoryAgentRecords } from "../../store/agent-records.js";
 import type { Usage } from "../../wire/response.js";
 import { registerAssistantRoutes } from "./assistants-routes.js";
+import { configurableHeaders } from "./configurable-headers.js";
 import { matchesFilter, registerProtocolRoutes } from "./protocol-routes.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
 import { registerRunRoutes } from "./runs-routes.js";
@@ -44,6 +45,8 @@ export interface LangGraphRoutes {
   limits: SurfaceContext["limits"];
   /** When the assistants were made: the server's start. */
   startedAt: string;
+  /** The run a request starts: its body's, with the request headers `configurable_headers` passes (`config.configurable`). */
+  withHeaders(run: AgentRunRequest, request: FastifyRequest): AgentRunRequest;
 }
 
 /** Options of `server.langgraph` beyond on and off. */
@@ -54,6 +57,8 @@ export interface LangGraphSurfaceOptions {
   version: string;
   /** When the assistants were made: the server's start. */
   startedAt: string;
+  /** Which request headers a run gets in `config.configurable` (default: `x-*` but keys, and `user-agent`). */
+  configurableHeaders?: { includes?: string[]; excludes?: string[] };
 }
 
 /**
@@ -91,6 +96,7 @@ export function langGraphRoutes(
     };
   }
   const threads = new AgentThreads(registry, records, runs, context.backendTimeoutMs);
+  const passHeaders = configurableHeaders(options.configurableHeaders);
   const routes: LangGraphRoutes = {
     registry,
     records,
@@ -114,6 +120,7 @@ export function langGraphRoutes(
     backendTimeoutMs: context.backendTimeoutMs,
     limits: context.limits,
     startedAt: options.startedAt,
+    withHeaders: (run, request) => passHeaders(run, request.headers),
   };
   const on = new RouteTable();
   on.get("/ok", async () => ({ ok: true }));

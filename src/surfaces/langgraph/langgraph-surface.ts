@@ -10,8 +10,30 @@ import type { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
 import type { AgentRecords } from "../../store/agent-records.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
 
-/** `server.langgraph` as a bind takes it: on, and where. */
-export interface LangGraphBindSettings {
+/**
+ * `server.langgraph` in a config: the Agent Protocol's place (`prefix`, langgraph.json's
+ * `mount_prefix`), `websocket`, route groups removed (`disableAssistants`, `disableThreads`,
+ * `disableRuns`, which takes protocol v2 with it, `disableStore`, `disableMeta`: `/ok` and
+ * `/info`), and which request headers a run finds in `config.configurable` (`configurableHeaders`).
+ */
+export interface AgentProtocolSettings {
+  prefix?: string;
+  websocket?: boolean;
+  disableAssistants?: boolean;
+  disableThreads?: boolean;
+  disableRuns?: boolean;
+  disableStore?: boolean;
+  disableMeta?: boolean;
+  /**
+   * The request headers a run gets in `config.configurable` (names, or patterns with `*`).
+   * Default, as LangGraph's server: every `x-*` header but `x-api-key`, `x-tenant-id` and
+   * `x-service-key`, and `user-agent`. `includes` replaces the default; `excludes` wins over both.
+   */
+  configurableHeaders?: { includes?: string[]; excludes?: string[] };
+}
+
+/** `server.langgraph` as a bind takes it: on, where, and what of it. */
+export interface LangGraphBindSettings extends Omit<AgentProtocolSettings, "prefix" | "websocket"> {
   /** Where the protocol is served; default `""`, the server root, as `langgraph dev` serves it. */
   prefix?: string;
   /** Where threads and runs are recorded. Default: in this process's memory. */
@@ -65,8 +87,27 @@ const METHODS: Record<string, readonly HTTPMethods[]> = {
 
 /** Protocol v2's WebSocket: registered on its own (it upgrades before the engine loads). */
 const SOCKET = "/threads/:thread_id/stream/events";
-/** The routes whose handlers load with the engine: all but the socket's GET. */
-const LAZY: Record<string, readonly HTTPMethods[]> = { ...METHODS, [SOCKET]: ["POST"] };
+
+/** The route group a path is in, as langgraph.json's `http.disable_*` switches name them (protocol v2 with the runs). */
+function groupOf(path: string): "meta" | "assistants" | "threads" | "runs" | "store" {
+  if (path === "/ok" || path === "/info") return "meta";
+  if (path.startsWith("/assistants")) return "assistants";
+  if (path.startsWith("/store")) return "store";
+  if (path.startsWith("/runs") || /^\/threads\/:thread_id\/(runs|commands|stream)/u.test(path)) return "runs";
+  return "threads";
+}
+
+/** The routes served: every group but those the settings turn off. */
+function servedMethods(settings: LangGraphBindSettings): Record<string, readonly HTTPMethods[]> {
+  const off = {
+    meta: settings.disableMeta,
+    assistants: settings.disableAssistants,
+    threads: settings.disableThreads,
+    runs: settings.disableRuns,
+    store: settings.disableStore,
+  };
+  return Object.fromEntries(Object.entries(METHODS).filter(([path]) => off[groupOf(path)] !== true));
+}
 
 /**
  * The LangGraph Agent Protocol (assistants, threads, runs, store), as `langgraph dev` serves
@@ -76,6 +117,10 @@ const LAZY: Record<string, readonly HTTPMethods[]> = { ...METHODS, [SOCKET]: ["P
  */
 function langgraphSurface(settings: LangGraphBindSettings & { version: string }): Surface {
   const prefix = settings.prefix ?? "";
+  const methods = servedMethods(settings);
+  const socketServed = methods[SOCKET] !== undefined;
+  /** The routes whose handlers load with the engine: all but the socket's GET. */
+  const lazy: Record<string, readonly HTTPMethods[]> = { ...methods, ...(socketServed ? { [SOCKET]: ["POST"] } : {}) };
   return {
     name: "langgraph",
     register: async (app, context) => {
@@ -97,34 +142,36 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
       let socket: ProtocolSocketDeps | undefined;
       let sweep: (() => Promise<number>) | undefined;
       // The engine and its schemas load on the first request to the protocol.
-      const routes = registerLazyRoutes(app, LAZY, async () => {
+      const routes = registerLazyRoutes(app, lazy, async () => {
         const loaded = (await import("./langgraph-routes.js")).langGraphRoutes(app, context, {
           version: settings.version,
           startedAt,
           ...(settings.records === undefined ? {} : { records: settings.records }),
+          ...(settings.configurableHeaders === undefined ? {} : { configurableHeaders: settings.configurableHeaders }),
         });
         runs = loaded.runs;
         sweep = loaded.sweep;
         protocol = loaded.protocol;
         socket = loaded.socket;
-        return loaded.table;
+        return loaded.table.only(lazy);
       });
       // Protocol v2 over a WebSocket: upgraded after the mount's hooks (keys, limits, request ids).
       const websocket = settings.websocket !== false;
-      if (websocket) acceptUpgrades(app, [SOCKET]);
-      app.get<{ Params: { thread_id: string } }>(SOCKET, async (request, reply) => {
-        const { upgradeRequired, serveProtocolSocket } = await import("./protocol-socket.js");
-        if (!websocket || !isUpgrade(request)) throw upgradeRequired(request.params.thread_id, websocket);
-        const connection = await openWebSocket(request, reply, 1024 * 1024);
-        if (connection === undefined) return reply;
-        // Nothing the client sends while the engine loads is lost.
-        const messages: string[] = [];
-        const collect = (data: unknown, isBinary: boolean) => messages.push(isBinary ? "" : String(data));
-        connection.on("message", collect);
-        await routes.load();
-        await serveProtocolSocket(connection, request, socket!, { messages, stop: () => connection.off("message", collect) });
-        return reply;
-      });
+      if (websocket && socketServed) acceptUpgrades(app, [SOCKET]);
+      if (socketServed)
+        app.get<{ Params: { thread_id: string } }>(SOCKET, async (request, reply) => {
+          const { upgradeRequired, serveProtocolSocket } = await import("./protocol-socket.js");
+          if (!websocket || !isUpgrade(request)) throw upgradeRequired(request.params.thread_id, websocket);
+          const connection = await openWebSocket(request, reply, 1024 * 1024);
+          if (connection === undefined) return reply;
+          // Nothing the client sends while the engine loads is lost.
+          const messages: string[] = [];
+          const collect = (data: unknown, isBinary: boolean) => messages.push(isBinary ? "" : String(data));
+          connection.on("message", collect);
+          await routes.load();
+          await serveProtocolSocket(connection, request, socket!, { messages, stop: () => connection.off("message", collect) });
+          return reply;
+        });
       // Runs queued on the deployment's shared queue are worked by this engine, loaded for the first one.
       context.background?.handleAgentRuns(async () => {
         await routes.load();
@@ -157,10 +204,10 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
         await runs?.close();
       });
     },
-    methods: METHODS,
-    apiLabels: Object.fromEntries(Object.keys(METHODS).map((path) => [path, "langgraph"])),
-    publicPaths: ["/ok", "/info"],
-    runPaths: RUNS,
+    methods,
+    apiLabels: Object.fromEntries(Object.keys(methods).map((path) => [path, "langgraph"])),
+    publicPaths: ["/ok", "/info"].filter((path) => methods[path] !== undefined),
+    runPaths: RUNS.filter((path) => methods[path] !== undefined),
     errorBody: (error) => ({ detail: error.message }),
     bannerRows: (_base, address) => [
       [
@@ -188,8 +235,8 @@ export const langgraphSwitch: SurfaceSwitch<"langgraph", LangGraphBindSettings> 
   fromConfig: (value, { isWorker, shared }) => {
     if (value === false || (isWorker && !shared)) return false;
     if (typeof value !== "object" || value === null) return {};
-    const { prefix, websocket } = value as { prefix?: string; websocket?: boolean };
-    return { ...(prefix === undefined ? {} : { prefix }), ...(websocket === undefined ? {} : { websocket }) };
+    // Only what is set: a key left out keeps its default.
+    return Object.fromEntries(Object.entries(value as LangGraphBindSettings).filter(([, setting]) => setting !== undefined));
   },
   bindDefault: () => false,
   offNote: ({ isWorker, shared }) =>

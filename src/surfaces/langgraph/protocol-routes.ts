@@ -73,7 +73,8 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
     const scope = await routes.scopeOf(request);
     const threadId = request.params.thread_id;
     await guardProtocolThread(routes, request, scope, threadId);
-    return protocol.command(scope, threadId, command, async (run) => {
+    return protocol.command(scope, threadId, command, async (asked) => {
+      const run = routes.withHeaders(asked, request);
       const model = routes.modelOf(request, run.assistantId);
       await guardRunCreate(routes, request, scope, threadId, run);
       // Counted against the tenant's and the model's limits, as every run is.

@@ -121,7 +121,9 @@ function serveSocket(
     socket.close(GOING_AWAY, "The thread's events could not be read.");
   });
 
-  const startRun: StartRun = async (run) => {
+  const startRun: StartRun = async (asked) => {
+    // The socket's upgrade request's headers, as for a command sent over HTTP.
+    const run = deps.routes.withHeaders(asked, request);
     const model = deps.routes.modelOf(request, run.assistantId);
     await guardRunCreate(deps.routes, request, scope, threadId, run);
     // Limits count the run; a refusal is the command's error (the socket has no headers to set).

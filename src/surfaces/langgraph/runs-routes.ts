@@ -23,7 +23,8 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     reply: FastifyReply,
     start: (scope: string, parsed: ReturnType<typeof parseRunCreate>, admission: (() => Promise<void>) | undefined) => Promise<T>,
   ): Promise<T & ReturnType<typeof parseRunCreate>> {
-    const parsed = parseRunCreate(request.body);
+    const body = parseRunCreate(request.body);
+    const parsed = { ...body, request: routes.withHeaders(body.request, request) };
     const model = routes.modelOf(request, parsed.request.assistantId);
     const scope = await routes.scopeOf(request);
     await guardRunCreate(routes, request, scope, (request.params as { thread_id?: string }).thread_id, parsed.request);

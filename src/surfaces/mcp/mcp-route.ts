@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
 import { modelTool } from "../../dialects/mcp/tool-schemas.js";
 import type { Caller } from "../../http/auth.js";
+import { type CorsSettings, namesOrigin } from "../../http/cors.js";
 import type { RunRouteOptions } from "../../http/run-request.js";
 import type { CarriedBy } from "./mcp-call.js";
 import type { McpServerContext } from "./mcp-server.js";
@@ -30,7 +31,7 @@ export interface McpSettings {
 export interface McpRouteOptions extends RunRouteOptions {
   mcp: McpSettings;
   tools: ReadonlyMap<string, string>;
-  cors?: { origins: readonly string[] };
+  cors?: CorsSettings;
   isDraining: () => boolean;
 }
 
@@ -52,12 +53,12 @@ function hostnameOf(value: string | undefined): string | undefined {
 
 /**
  * Why a request may not reach the MCP server (DNS rebinding, the transport's security
- * guidance): a page's Origin that is neither a loopback page nor one of `cors.origins`, or
+ * guidance): a page's Origin that is neither a loopback page nor named by `cors` (`"*"` is not enough), or
  * on a loopback server, a Host header naming another host.
  */
 function forbidden(request: FastifyRequest, options: McpRouteOptions): string | undefined {
   const origin = request.headers.origin;
-  if (origin !== undefined && !(options.cors?.origins ?? []).includes(origin)) {
+  if (origin !== undefined && !namesOrigin(options.cors, origin)) {
     const host = URL.canParse(origin) ? new URL(origin).hostname : undefined;
     if (host === undefined || !LOOPBACK_NAMES.has(host)) {
       return `Pages from ${origin} may not call this MCP server; add the origin to server.cors.origins to let them.`;

@@ -89,16 +89,20 @@ function literal(value: unknown): string {
   return entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`;
 }
 
-/** langgraph.json's `http.app`, `store.index` and `checkpointer.ttl` as the config's keys. */
+/** langgraph.json's `http.app`, `store` and `checkpointer.ttl` as the config's keys. */
 function projectLines(settings: Record<string, unknown>, moved: (reference: string) => string): string[] {
   const lines: string[] = [];
   const http = settings.http as { app: string } | undefined;
   if (http !== undefined)
     lines.push("  // langgraph.json's http: the project's own routes.", `  http: ${literal({ ...http, app: moved(http.app) })},`);
-  const store = settings.graphStore as { index: { embed: string } } | undefined;
+  const store = settings.graphStore as { index?: { embed: string }; ttl?: object } | undefined;
   if (store !== undefined) {
-    const embed = store.index.embed.startsWith(".") ? moved(store.index.embed) : store.index.embed;
-    lines.push("  // langgraph.json's store: a semantic index.", `  graphStore: ${literal({ index: { ...store.index, embed } })},`);
+    const embed = store.index?.embed.startsWith(".") === true ? moved(store.index.embed) : store.index?.embed;
+    const index = store.index === undefined ? {} : { index: { ...store.index, embed } };
+    lines.push(
+      "  // langgraph.json's store: a semantic index, items' time to live.",
+      `  graphStore: ${literal({ ...index, ...(store.ttl === undefined ? {} : { ttl: store.ttl }) })},`,
+    );
   }
   if (settings.checkpointer !== undefined)
     lines.push("  // langgraph.json's checkpointer.ttl: idle threads swept.", `  checkpointer: ${literal(settings.checkpointer)},`);

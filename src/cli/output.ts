@@ -59,6 +59,10 @@ export function langGraphNote(loaded: LoadedConfig): string | undefined {
     );
   }
   if (project.storeIndex !== undefined) parts.push(`a semantic store (${project.storeIndex.embed}, ${project.storeIndex.dims} dimensions)`);
+  if (project.storeTtl !== undefined) {
+    const minutes = project.storeTtl.defaultTtl;
+    parts.push(`a store TTL (${minutes === undefined ? "each item's own" : `${minutes} minutes`})`);
+  }
   const http = project.http;
   if (http?.app !== undefined) parts.push(`routes from ${http.app}${http.enableCustomRouteAuth ? " (behind the auth)" : ""}`);
   if (http?.mountPrefix !== undefined) parts.push(`everything of LangGraph's under ${http.mountPrefix}`);

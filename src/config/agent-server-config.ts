@@ -96,6 +96,13 @@ export const graphStoreSchema = z.strictObject({
       fields: z.array(z.string().min(1)).min(1, "must list at least one field; leave it out for the whole value").optional(),
     })
     .optional(),
+  ttl: z
+    .strictObject({
+      defaultTtl: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
+      refreshOnRead: z.boolean("must be true or false").default(true),
+      sweepIntervalMinutes: z.number("must be a number of minutes").positive("must be more than 0 minutes").default(60),
+    })
+    .optional(),
 });
 
 /**
@@ -105,4 +112,10 @@ export const graphStoreSchema = z.strictObject({
  */
 export interface GraphStoreConfig {
   index?: { embed: Referable<object> | string; dims: number; fields?: string[] };
+  /**
+   * Items' time to live (`store.ttl`): `defaultTtl` minutes for an item put without its own
+   * `ttl`; a read starts it again unless `refreshOnRead: false`; on Postgres the store sweeps
+   * every `sweepIntervalMinutes` (default 60), in memory the next store call deletes what is past.
+   */
+  ttl?: { defaultTtl?: number; refreshOnRead?: boolean; sweepIntervalMinutes?: number };
 }

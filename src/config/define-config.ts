@@ -216,12 +216,12 @@ export function storeConfigOf(config: Pick<ParsedConfig, "checkpointer" | "store
 
 /**
  * What a `langgraph.json` says beyond its graphs, as a config's keys (references stay relative
- * to its folder): its `auth`, `store.index`, `checkpointer.ttl`, and `http` (its routes, the
+ * to its folder): its `auth`, `store` (`index`, `ttl`), `checkpointer.ttl`, and `http` (its routes, the
  * Agent Protocol's prefix, switches and headers, MCP and A2A off, CORS: any origin unless it
  * says otherwise, as LangGraph.js's server answers).
  */
 export function agentServerSettings(project: LangGraphProject): Record<string, unknown> {
-  const { http, auth, storeIndex, checkpointerTtl: ttl } = project;
+  const { http, auth, storeIndex, storeTtl, checkpointerTtl: ttl } = project;
   const off = new Set(http?.disabled ?? []);
   const protocol = {
     ...(http?.mountPrefix === undefined ? {} : { prefix: http.mountPrefix }),
@@ -240,7 +240,11 @@ export function agentServerSettings(project: LangGraphProject): Record<string, u
       ...(off.has("disable_a2a") ? { a2a: false } : {}),
     },
     ...(auth === undefined ? {} : { auth: { custom: auth.path, disableStudioAuth: auth.disableStudioAuth } }),
-    ...(storeIndex === undefined ? {} : { graphStore: { index: storeIndex } }),
+    ...(storeIndex === undefined && storeTtl === undefined
+      ? {}
+      : {
+          graphStore: { ...(storeIndex === undefined ? {} : { index: storeIndex }), ...(storeTtl === undefined ? {} : { ttl: storeTtl }) },
+        }),
     ...(http?.app === undefined
       ? {}
       : {

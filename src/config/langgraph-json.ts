@@ -86,6 +86,13 @@ const langGraphJsonSchema = z.looseObject({
           fields: z.array(z.string().min(1)).optional(),
         })
         .optional(),
+      ttl: z
+        .looseObject({
+          default_ttl: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
+          refresh_on_read: z.boolean("must be true or false").optional(),
+          sweep_interval_minutes: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
+        })
+        .optional(),
     })
     .optional(),
   auth: z
@@ -126,6 +133,8 @@ export interface LangGraphProject {
   };
   /** `checkpointer.ttl`: threads swept after that many idle minutes (as LangGraph names its keys). */
   checkpointerTtl?: { strategy?: string; default_ttl?: number; sweep_interval_minutes?: number };
+  /** `store.ttl`: store items' time to live, in a config's names. */
+  storeTtl?: { defaultTtl?: number; refreshOnRead?: boolean; sweepIntervalMinutes?: number };
   /** `store.index`: the semantic index of LangGraph's store (`embed` relative to the file's folder, or `provider:model`). */
   storeIndex?: { embed: string; dims: number; fields?: string[] };
   /** `auth`: the project's `Auth` (`./auth.ts:auth`, relative to the file's folder) and Studio's way in. */
@@ -168,8 +177,16 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
     const { embed, dims, fields } = store.index;
     project.storeIndex = { embed, dims, ...(fields === undefined ? {} : { fields }) };
   }
-  // What of `store` is not read yet is named with the other keys left aside.
-  for (const key of Object.keys(store ?? {})) if (key !== "index") project.ignoredKeys.push(`store.${key}`);
+  if (store?.ttl !== undefined) {
+    const { default_ttl: defaultTtl, refresh_on_read: refreshOnRead, sweep_interval_minutes: sweepIntervalMinutes } = store.ttl;
+    project.storeTtl = {
+      ...(defaultTtl === undefined ? {} : { defaultTtl }),
+      ...(refreshOnRead === undefined ? {} : { refreshOnRead }),
+      ...(sweepIntervalMinutes === undefined ? {} : { sweepIntervalMinutes }),
+    };
+  }
+  // What of `store` is not read is named with the other keys left aside.
+  for (const key of Object.keys(store ?? {})) if (key !== "index" && key !== "ttl") project.ignoredKeys.push(`store.${key}`);
   if (auth !== undefined) project.auth = { path: auth.path, disableStudioAuth: auth.disable_studio_auth ?? false };
   if (typeof env === "string") {
     const envFile = path.resolve(path.dirname(filepath), env);

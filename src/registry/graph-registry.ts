@@ -14,6 +14,7 @@ import {
 import { isChatServeError } from "../errors/serve-error.js";
 import { checkContextSchema } from "../settings/runtime-context.js";
 import type { ConversationStore } from "../store/conversation-store.js";
+import { ExpiringStore } from "../store/expiring-store.js";
 import { MemoryConversationStore } from "../store/memory-conversation-store.js";
 import { firstIssue, issuePath } from "../util/describe-issue.js";
 import { didYouMean } from "../util/did-you-mean.js";
@@ -113,7 +114,8 @@ export class GraphRegistry {
     this.#runCoordinator = options.runCoordinator;
     this.pendingRuns = options.pendingRuns ?? new MemoryPendingRunIndex();
     this.store = options.store ?? new MemoryConversationStore();
-    this.graphStore = options.graphStore ?? new InMemoryStore();
+    // Items put with a time to live (the Agent Protocol's `ttl`) go when it ends.
+    this.graphStore = options.graphStore ?? new ExpiringStore(new InMemoryStore());
     // The memory backends are bounded: what they evict, the checkpointers forget too.
     if (this.pendingRuns instanceof MemoryPendingRunIndex && this.pendingRuns.onEvict === undefined) {
       this.pendingRuns.onEvict = async (entry) => {

@@ -5,6 +5,7 @@ import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinato
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import type { ConversationStore } from "../store/conversation-store.js";
+import { ExpiringStore } from "../store/expiring-store.js";
 import type { GraphStoreIndex } from "../store/graph-store-index.js";
 import { MemoryConversationStore } from "../store/memory-conversation-store.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
@@ -81,9 +82,10 @@ function hostOf(url: string): string {
 
 /** Builds the configured checkpointer, coordinator and pending-run index. */
 export async function backendsFromConfig(
-  config: Pick<ParsedConfig, "checkpointer" | "coordinator" | "store">,
+  config: Pick<ParsedConfig, "checkpointer" | "coordinator" | "store"> & Partial<Pick<ParsedConfig, "graphStore">>,
   options: BackendOptions = {},
 ): Promise<Backends> {
+  const storeTtl = config.graphStore?.ttl;
   const timeoutMs = options.timeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
   const report = options.onConnectionError ?? (() => {});
   const closers: (() => Promise<void>)[] = [];
@@ -113,6 +115,12 @@ export async function backendsFromConfig(
     const postgresStore = new PostgresStore({
       connectionOptions: { connectionString: url, max: 4, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs },
       schema,
+      // Items' times to live: kept and swept by the store itself (an idempotent DELETE, on every process).
+      ttl: {
+        ...(storeTtl?.defaultTtl === undefined ? {} : { defaultTtl: storeTtl.defaultTtl }),
+        refreshOnRead: storeTtl?.refreshOnRead ?? true,
+        sweepIntervalMinutes: storeTtl?.sweepIntervalMinutes ?? 60,
+      },
       // Its index names the embeddings `embed` (LangGraph's in-memory store says `embeddings`).
       ...(indexed === undefined ? {} : { index: { ...storeIndex(indexed), embed: indexed.embeddings } }),
     });
@@ -228,9 +236,14 @@ export async function backendsFromConfig(
   } else {
     runCoordinator = new InMemoryRunCoordinator();
   }
-  // In memory, LangGraph's store is semantic with its own index (vectors kept beside the items).
-  if (graphStore === undefined && options.graphStoreIndex !== undefined) {
-    graphStore = new InMemoryStore({ index: storeIndex(options.graphStoreIndex) });
+  // In memory, LangGraph's store is semantic with its own index (vectors kept beside the items),
+  // and its items' times to live are kept beside it.
+  if (graphStore === undefined && (options.graphStoreIndex !== undefined || storeTtl !== undefined)) {
+    const inner = new InMemoryStore(options.graphStoreIndex === undefined ? undefined : { index: storeIndex(options.graphStoreIndex) });
+    graphStore = new ExpiringStore(inner, {
+      ...(storeTtl?.defaultTtl === undefined ? {} : { defaultTtl: storeTtl.defaultTtl }),
+      refreshOnRead: storeTtl?.refreshOnRead ?? true,
+    });
   }
 
   return {

@@ -77,6 +77,13 @@ describe("the Agent Protocol on two processes over Postgres and Redis", { skip, 
     const [a, b] = servers.map((server) => new Client({ apiUrl: new URL(server.baseURL).origin })) as [Client, Client];
 
     await a.store.putItem(["notes"], "motto", { text: "carpe diem" });
+    // An item's own time to live (minutes): Postgres keeps it, for every process.
+    await a.store.putItem(["notes"], "fleeting", { text: "soon gone" }, { ttl: 0.01 });
+    assert.deepEqual((await b.store.getItem(["notes"], "fleeting"))?.value, { text: "soon gone" });
+    const fleetingGone = eventually(() => assert.rejects(b.store.getItem(["notes"], "fleeting"), /404/u), 10_000).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const thread = await a.threads.create({ metadata: { owner: "ann" } });
     await a.runs.wait(thread.thread_id, "recall", { input: user("first") });
     const onB = await b.runs.wait(thread.thread_id, "recall", { input: user("second") });
@@ -118,6 +125,7 @@ describe("the Agent Protocol on two processes over Postgres and Redis", { skip, 
     while (!(await stopping.next()).done);
     assert.equal((await a.runs.get(stopped.thread_id, started.data.run_id)).status, "interrupted");
 
+    assert.equal(await fleetingGone, undefined);
     await servers[0]!.stop();
     const restarted = new Client({ apiUrl: new URL((await start()).baseURL).origin });
     assert.equal(lastText((await restarted.threads.get(thread.thread_id)).values), "I remember: first | second (motto: carpe diem)");

@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { graph as echo } from "../../demo/graphs/echo.js";
 import { graph as memory } from "../../demo/graphs/memory.js";
+import { eventually } from "../helpers/eventually.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // Threads, their state and the store, through the SDK's `Client`; what a client gets wrong,
@@ -132,6 +133,19 @@ describe("store", () => {
     ]);
     await client.store.deleteItem(["users", "ann"], "prefs");
     assert.equal((await send("GET", "/store/items?namespace=users.ann&key=prefs")).status, 404);
+  });
+
+  test("an item's own ttl (minutes): there, then gone; a non-positive one is refused", async () => {
+    await client.store.putItem(["users", "cy"], "session", { open: true }, { ttl: 0.005 });
+    assert.deepEqual((await client.store.getItem(["users", "cy"], "session"))?.value, { open: true });
+    // Reads with refresh_ttl=false leave the 300 ms running.
+    await eventually(
+      async () => assert.equal((await send("GET", "/store/items?namespace=users.cy&key=session&refresh_ttl=false")).status, 404),
+      5_000,
+    );
+    const refused = await send("PUT", "/store/items", { namespace: ["users"], key: "k", value: {}, ttl: 0 });
+    assert.equal(refused.status, 422);
+    assert.match(((await refused.json()) as { detail: string }).detail, /ttl must be more than 0 minutes, or null for none/u);
   });
 });
 

@@ -88,3 +88,20 @@ test("what cannot be served is one line naming the file and the key", () => {
     "langgraph.json: http.configurable_headers.includes.0: must be a header name, or a pattern with * (no other pattern characters)",
   );
 });
+
+test("store.ttl becomes graphStore.ttl, and the config accepts it", () => {
+  const file = path.join(dir, "langgraph.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      graphs: { agent: "./agent.ts:graph" },
+      store: { ttl: { default_ttl: 30, refresh_on_read: false, sweep_interval_minutes: 5 } },
+    }),
+  );
+  const project = readLangGraphJson(file, "langgraph.json");
+  assert.deepEqual(project.ignoredKeys, []);
+  const mapped = agentServerSettings(project);
+  assert.deepEqual(mapped.graphStore, { ttl: { defaultTtl: 30, refreshOnRead: false, sweepIntervalMinutes: 5 } });
+  const parsed = configSchema.safeParse({ graphs: { agent: { graph: "./agent.ts:graph", description: "An agent." } }, ...mapped });
+  assert.equal(parsed.success, true, JSON.stringify(parsed.error?.issues));
+});

@@ -149,7 +149,7 @@ export const storePut = z.object({
   key: z.string().min(1),
   value: z.record(z.string(), z.unknown()),
   index: z.unknown().optional(),
-  ttl: z.number().nullish(),
+  ttl: z.number().positive("ttl must be more than 0 minutes, or null for none").nullish(),
 });
 
 export const storeDelete = z.object({ namespace: namespace.min(1, "the namespace must have at least one label"), key: z.string().min(1) });
@@ -160,6 +160,7 @@ export const storeSearch = z.object({
   limit: z.number().int().min(1).max(1000).nullish(),
   offset: z.number().int().min(0).nullish(),
   query: z.string().nullish(),
+  refresh_ttl: z.boolean().nullish(),
 });
 
 export const storeNamespaces = z.object({

@@ -103,25 +103,43 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
       body.index === false || (Array.isArray(body.index) && body.index.every((field) => typeof field === "string"))
         ? body.index
         : undefined;
-    await call(() => store.put(inScope(scope, body.namespace), body.key, body.value, index as false | string[] | undefined));
+    // `ttl`: the item's own time to live in minutes (null: none; absent: the store's default).
+    const put = {
+      namespace: inScope(scope, body.namespace),
+      key: body.key,
+      value: body.value,
+      ...(index === undefined ? {} : { index: index as false | string[] }),
+      ...(body.ttl === undefined ? {} : { options: { ttl: body.ttl } }),
+    };
+    await call(() => store.batch([put]));
     return reply.status(204).send();
   });
 
-  on.get<{ Querystring: { namespace?: string | string[]; key?: string | string[] } }>("/store/items", async (request) => {
-    const key = onceInQuery(request.query.key, "key");
-    if (key === undefined || key === "") throw new AgentInvalidBodyError("Name the item: the query needs a key.");
-    const labels = parseBody(
-      namespaceSchema,
-      (onceInQuery(request.query.namespace, "namespace") ?? "").split(".").filter((label) => label !== ""),
-      "namespace",
-    );
-    const scope = await routes.scopeOf(request);
-    const { filters, value } = await authorize(routes, request, "store:get", { namespace: labels, key });
-    const asked = parseBody(storeGet, value, "item");
-    const item = await call(() => store.get(inScope(scope, asked.namespace), asked.key));
-    if (item === null || !itemPasses(asked.namespace, asked.key, item.value, filters)) throw new AgentNotFoundError("item", asked.key);
-    return itemJson(scope, item);
-  });
+  on.get<{ Querystring: { namespace?: string | string[]; key?: string | string[]; refresh_ttl?: string | string[] } }>(
+    "/store/items",
+    async (request) => {
+      const key = onceInQuery(request.query.key, "key");
+      if (key === undefined || key === "") throw new AgentInvalidBodyError("Name the item: the query needs a key.");
+      const labels = parseBody(
+        namespaceSchema,
+        (onceInQuery(request.query.namespace, "namespace") ?? "").split(".").filter((label) => label !== ""),
+        "namespace",
+      );
+      const scope = await routes.scopeOf(request);
+      const { filters, value } = await authorize(routes, request, "store:get", { namespace: labels, key });
+      const asked = parseBody(storeGet, value, "item");
+      // `refresh_ttl=false`: this read leaves the item's time to live as it is.
+      const refresh = onceInQuery(request.query.refresh_ttl, "refresh_ttl");
+      const get = {
+        namespace: inScope(scope, asked.namespace),
+        key: asked.key,
+        ...(refresh === undefined ? {} : { refreshTtl: refresh !== "false" }),
+      };
+      const [item] = (await call(() => store.batch([get]))) as [Item | null];
+      if (item === null || !itemPasses(asked.namespace, asked.key, item.value, filters)) throw new AgentNotFoundError("item", asked.key);
+      return itemJson(scope, item);
+    },
+  );
 
   on.delete("/store/items", async (request, reply) => {
     const sent = parseBody(storeDelete, request.body, "item");
@@ -150,14 +168,18 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
     const prefix = inScope(scope, parseBody(namespaceSchema, value.namespace, "namespace"));
     const items = await keptPage(
       (offset, limit) =>
-        call(() =>
-          store.search(prefix, {
+        call(async () => {
+          const search = {
+            namespacePrefix: prefix,
             ...(body.filter == null ? {} : { filter: body.filter }),
             limit,
             offset,
             ...(body.query == null ? {} : { query: body.query }),
-          }),
-        ),
+            ...(body.refresh_ttl == null ? {} : { refreshTtl: body.refresh_ttl }),
+          };
+          const [found] = (await store.batch([search])) as [(Item & { score?: number })[]];
+          return found;
+        }),
       (item) => visibleTo(scope, item.namespace) && itemPasses(outOfScope(scope, item.namespace), item.key, item.value, filters),
       body.offset ?? 0,
       body.limit ?? 10,

@@ -6,18 +6,19 @@ import { type Referable, valueOrReference } from "./config-values.js";
 
 /** `checkpointer.ttl`: threads idle this many minutes are swept, every `sweepIntervalMinutes`. */
 export const threadTtlSchema = z.strictObject({
-  strategy: z.literal("delete", 'must be "delete" ("keep_latest" is not served yet)').default("delete"),
+  strategy: z.enum(["delete", "keep_latest"], 'must be "delete" or "keep_latest"').default("delete"),
   defaultTtl: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
   sweepIntervalMinutes: z.number("must be a number of minutes").positive("must be more than 0 minutes").default(5),
 });
 
 /**
  * Threads of the Agent Protocol left idle `defaultTtl` minutes are deleted with their runs and
- * checkpoints (langgraph.json's `checkpointer.ttl`; a thread's own `ttl` wins), swept every
- * `sweepIntervalMinutes` (default 5) by one process of the deployment.
+ * checkpoints, or with `strategy: "keep_latest"` cut to their latest checkpoint (langgraph.json's
+ * `checkpointer.ttl`; a thread's own `ttl` wins), swept every `sweepIntervalMinutes` (default 5)
+ * by one process of the deployment.
  */
 export interface ThreadTtlConfig {
-  strategy?: "delete";
+  strategy?: "delete" | "keep_latest";
   defaultTtl?: number;
   sweepIntervalMinutes?: number;
 }

@@ -70,7 +70,7 @@ const langGraphJsonSchema = z.looseObject({
     .looseObject({
       ttl: z
         .looseObject({
-          strategy: z.literal("delete", 'must be "delete" ("keep_latest" is not served yet)').optional(),
+          strategy: z.enum(["delete", "keep_latest"], 'must be "delete" or "keep_latest"').optional(),
           default_ttl: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
           sweep_interval_minutes: z.number("must be a number of minutes").positive("must be more than 0 minutes").optional(),
         })

@@ -21,10 +21,14 @@ type PendingWrite = Parameters<PostgresSaver["putWrites"]>[1][number];
  */
 export class DeadlinePostgresSaver extends PostgresSaver {
   readonly #timeoutMs: number;
+  readonly #pool: pg.Pool;
+  readonly #schema: string;
 
   constructor(pool: pg.Pool, options: { schema: string; timeoutMs: number }) {
     super(pool, undefined, { schema: options.schema });
     this.#timeoutMs = options.timeoutMs;
+    this.#pool = pool;
+    this.#schema = options.schema;
   }
 
   async #guard<T>(what: string, operation: () => Promise<T>): Promise<T> {
@@ -55,4 +59,46 @@ export class DeadlinePostgresSaver extends PostgresSaver {
   override deleteThread(threadId: string): Promise<void> {
     return this.#guard("checkpoint delete", () => super.deleteThread(threadId));
   }
+
+  /**
+   * Cuts a thread's checkpoints to the latest of each namespace (`checkpointer.ttl`'s
+   * `keep_latest`), with the writes and channel values only the others held, in one transaction.
+   */
+  keepLatest(threadId: string): Promise<void> {
+    const table = (name: string) => `${pgIdentifier(this.#schema)}.${name}`;
+    return this.#guard("checkpoint delete", async () => {
+      const client = await this.#pool.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query(
+          `DELETE FROM ${table("checkpoints")} c USING (
+             SELECT checkpoint_ns, max(checkpoint_id) AS latest FROM ${table("checkpoints")} WHERE thread_id = $1 GROUP BY checkpoint_ns
+           ) l WHERE c.thread_id = $1 AND c.checkpoint_ns = l.checkpoint_ns AND c.checkpoint_id <> l.latest`,
+          [threadId],
+        );
+        await client.query(
+          `DELETE FROM ${table("checkpoint_writes")} w WHERE w.thread_id = $1 AND NOT EXISTS (
+             SELECT 1 FROM ${table("checkpoints")} c WHERE c.thread_id = $1 AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`,
+          [threadId],
+        );
+        await client.query(
+          `DELETE FROM ${table("checkpoint_blobs")} b WHERE b.thread_id = $1 AND NOT EXISTS (
+             SELECT 1 FROM ${table("checkpoints")} c WHERE c.thread_id = $1 AND c.checkpoint_ns = b.checkpoint_ns
+               AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)`,
+          [threadId],
+        );
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
+  }
+}
+
+/** A name quoted for SQL. */
+function pgIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }

@@ -25,13 +25,18 @@ export interface AgentThreadRecord {
   status: AgentThreadStatus;
   /** What the last run that failed said. */
   error?: string | null;
-  /** Deleted after this many minutes without an update (its own `ttl`; else the deployment's `checkpointer.ttl`). */
+  /** Swept after this many minutes without an update (its own `ttl`; else the deployment's `checkpointer.ttl`). */
   ttl_minutes?: number;
+  /** What its own `ttl` does then: `delete` the thread, or `keep_latest` checkpoint only (else the deployment's strategy). */
+  ttl_strategy?: "delete" | "keep_latest";
+  /** The `updated_at` its checkpoints were last cut to the latest at: not swept again until it changes. */
+  pruned_at?: string;
 }
 
-/** Whether a thread has been idle past its time to live (its own, else `defaultMinutes`) at `now`. */
+/** Whether a thread has been idle past its time to live (its own, else `defaultMinutes`) at `now`, and not swept since. */
 function isExpired(record: AgentThreadRecord, now: Date, defaultMinutes: number | undefined): boolean {
   const minutes = record.ttl_minutes ?? defaultMinutes;
+  if (record.pruned_at !== undefined && record.pruned_at === record.updated_at) return false;
   return minutes !== undefined && Date.parse(record.updated_at) + minutes * 60_000 <= now.getTime();
 }
 

@@ -57,6 +57,7 @@ export class PostgresAgentRecords implements AgentRecords {
       `SELECT record FROM ${this.tables.threads}
        WHERE COALESCE((record->>'ttl_minutes')::float8, $2::float8) IS NOT NULL
          AND (record->>'updated_at')::timestamptz + COALESCE((record->>'ttl_minutes')::float8, $2::float8) * interval '1 minute' <= $1
+         AND (record->>'pruned_at') IS DISTINCT FROM (record->>'updated_at')
        ORDER BY (record->>'updated_at')::timestamptz LIMIT $3`,
       [now.toISOString(), defaultMinutes ?? null, limit],
     );

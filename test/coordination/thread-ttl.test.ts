@@ -85,6 +85,7 @@ for (const [name, make, skip] of [
           deleted.push(threadId);
           await records.deleteThread(scope, threadId);
         },
+        keepLatest: async () => assert.fail("no thread here keeps its latest checkpoint"),
         warn: () => {},
       };
       // Another process is sweeping: this one skips the round.
@@ -96,6 +97,42 @@ for (const [name, make, skip] of [
       assert.equal(await records.getThread("s", idle.thread_id), undefined);
       assert.ok(await records.getThread("s", busy.thread_id), "a busy thread waits for the next sweep");
       assert.equal(await sweepExpiredThreads(options), 0, "nothing is swept twice");
+    });
+
+    test("keep_latest: the thread's own strategy, else the deployment's; a kept thread waits until it changes", async () => {
+      const records: AgentRecords = await make();
+      const ownKeep = thread("k", 30, { ttl_minutes: 1, ttl_strategy: "keep_latest" });
+      const ownDelete = thread("k", 30, { ttl_minutes: 1, ttl_strategy: "delete" });
+      const byDefault = thread("k", 90);
+      for (const record of [ownKeep, ownDelete, byDefault]) await records.putThread(record);
+      const deleted: string[] = [];
+      const kept: string[] = [];
+      const options = {
+        records,
+        coordinator: new InMemoryRunCoordinator(),
+        ttl: { strategy: "keep_latest" as const, defaultMinutes: 60, sweepIntervalMs: MINUTE },
+        backendTimeoutMs: 2_000,
+        now,
+        deleteThread: async (scope: string, threadId: string) => {
+          deleted.push(threadId);
+          await records.deleteThread(scope, threadId);
+        },
+        keepLatest: async (scope: string, threadId: string) => {
+          kept.push(threadId);
+          const record = (await records.getThread(scope, threadId))!;
+          await records.putThread({ ...record, pruned_at: record.updated_at });
+          return true;
+        },
+        warn: () => {},
+      };
+      assert.equal(await sweepExpiredThreads(options), 3);
+      assert.deepEqual(deleted, [ownDelete.thread_id]);
+      assert.deepEqual(kept.sort(), [ownKeep.thread_id, byDefault.thread_id].sort());
+      assert.equal(await sweepExpiredThreads(options), 0, "a kept thread is not swept again");
+      // Once it changes (a run, an update), its time starts again and it is swept again after.
+      await records.putThread({ ...(await records.getThread("k", ownKeep.thread_id))!, updated_at: ago(20) });
+      assert.equal(await sweepExpiredThreads(options), 1);
+      assert.deepEqual(kept.at(-1), ownKeep.thread_id);
     });
   });
 }

@@ -173,6 +173,18 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     assert.equal((await alice.threads.get(kept.thread_id)).thread_id, kept.thread_id);
   });
 
+  test("checkpointer.ttl with keep_latest: the thread stays with its state, its history cut to one checkpoint", async () => {
+    const alice = as("token-alice");
+    // The SDK types a thread's own strategy as "delete" only; LangGraph's API takes keep_latest too.
+    const ttl = { ttl: 0.05, strategy: "keep_latest" } as unknown as { ttl: number; strategy: "delete" };
+    const pruned = await alice.threads.create({ ttl });
+    await alice.runs.wait(pruned.thread_id, "agent", { input: input("remember me") });
+    const values = (await alice.threads.getState(pruned.thread_id)).values;
+    assert.ok((await alice.threads.getHistory(pruned.thread_id)).length > 1);
+    await eventually(async () => assert.equal((await alice.threads.getHistory(pruned.thread_id)).length, 1), 20_000);
+    assert.deepEqual((await alice.threads.getState(pruned.thread_id)).values, values);
+  });
+
   test("a handler that returns a filter of the wrong shape refuses the request, never answers unfiltered", async () => {
     const refused = await post("/assistants/search", "token-bob", {});
     assert.equal(refused.status, 500);

@@ -113,6 +113,28 @@ describe("threads", () => {
     const missing = await send("GET", `/threads/${thread.thread_id}/state/1ef00000-0000-6000-8000-000000000000`);
     assert.equal(missing.status, 404);
   });
+
+  test("prune: keep_latest leaves one checkpoint and the state; delete takes the thread; others' and unknown ids are not counted", async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "memory", { input: user("one") });
+    await client.runs.wait(thread.thread_id, "memory", { input: user("two") });
+    const before = await client.threads.getState(thread.thread_id);
+    assert.ok((await client.threads.getHistory(thread.thread_id)).length > 2);
+    assert.deepEqual(await client.threads.prune([thread.thread_id], { strategy: "keep_latest" }), { pruned_count: 1 });
+    assert.equal((await client.threads.getHistory(thread.thread_id)).length, 1);
+    assert.deepEqual((await client.threads.getState(thread.thread_id)).values, before.values);
+    // The thread runs on from the checkpoint left.
+    await client.runs.wait(thread.thread_id, "memory", { input: user("three") });
+    assert.equal((await client.threads.getHistory(thread.thread_id)).length > 1, true);
+
+    const othersThread = await new Client({ apiUrl: server.origin, apiKey: "tenant-b-key-0123456789" }).threads.create();
+    const unknown = "1ef00000-0000-6000-8000-000000000000";
+    assert.deepEqual(await client.threads.prune([thread.thread_id, othersThread.thread_id, unknown]), { pruned_count: 1 });
+    assert.equal((await send("GET", `/threads/${thread.thread_id}`)).status, 404);
+    assert.equal((await send("GET", `/threads/${othersThread.thread_id}`, undefined, "tenant-b-key-0123456789")).status, 200);
+    const refused = await send("POST", "/threads/prune", { thread_ids: [], strategy: "all" });
+    assert.equal(refused.status, 422);
+  });
 });
 
 describe("store", () => {

@@ -347,10 +347,13 @@ function sharesRuns(setup: { kind: string }, backends: { durable: boolean; store
 }
 
 /** `checkpointer.ttl` as the server takes it: the default in minutes, the sweep's interval in milliseconds. */
-function threadTtlOf(ttl: { defaultTtl?: number | undefined; sweepIntervalMinutes: number } | undefined): { threadTtl?: ThreadTtl } {
+function threadTtlOf(
+  ttl: { strategy: "delete" | "keep_latest"; defaultTtl?: number | undefined; sweepIntervalMinutes: number } | undefined,
+): { threadTtl?: ThreadTtl } {
   if (ttl === undefined) return {};
   return {
     threadTtl: {
+      strategy: ttl.strategy,
       ...(ttl.defaultTtl === undefined ? {} : { defaultMinutes: ttl.defaultTtl }),
       sweepIntervalMs: Math.max(1_000, Math.round(ttl.sweepIntervalMinutes * 60_000)),
     },

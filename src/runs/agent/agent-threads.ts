@@ -9,6 +9,7 @@ import { type AgentGraph, interruptsOf, type StateSnapshot, threadStateOf } from
 import { assertCheckpointNamed, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
 import type { AgentRuns } from "./agent-runs.js";
 import { assertReadableMessages } from "./input-messages.js";
+import { keepLatestCheckpoints } from "./keep-latest.js";
 
 /** What a search asks of threads (the body of `POST /threads/search`, parsed). */
 export interface ThreadFilter {
@@ -42,6 +43,18 @@ interface Saver {
  * The threads of the Agent Protocol: their records (owner, metadata, status) and their state,
  * read from and written to the checkpointer of the graph that runs on them.
  */
+/** A thread's own time to live, as the protocol sends it: minutes, and what happens then. */
+export interface ThreadTtlBody {
+  ttl: number;
+  strategy?: "delete" | "keep_latest" | null;
+}
+
+/** A thread record's own time to live fields. */
+function ownTtl(ttl: ThreadTtlBody | null | undefined): Pick<AgentThreadRecord, "ttl_minutes" | "ttl_strategy"> {
+  if (ttl == null) return {};
+  return { ttl_minutes: ttl.ttl, ...(ttl.strategy == null ? {} : { ttl_strategy: ttl.strategy }) };
+}
+
 export class AgentThreads {
   constructor(
     private readonly registry: GraphRegistry,
@@ -105,7 +118,7 @@ export class AgentThreads {
       metadata?: Record<string, unknown> | null;
       if_exists?: string | null;
       graph_id?: string | null;
-      ttl?: { ttl: number } | null;
+      ttl?: ThreadTtlBody | null;
     },
   ): Promise<AgentThreadRecord> {
     const threadId = body.thread_id ?? uuid7();
@@ -125,24 +138,19 @@ export class AgentThreads {
       state_updated_at: at,
       metadata: { ...body.metadata, ...(graphId === undefined ? {} : { graph_id: graphId }) },
       status: "idle",
-      ...(body.ttl == null ? {} : { ttl_minutes: body.ttl.ttl }),
+      ...ownTtl(body.ttl),
     };
     await this.#backend("the thread records", () => this.records.putThread(record));
     return record;
   }
 
-  async patch(
-    scope: string,
-    threadId: string,
-    metadata: Record<string, unknown>,
-    ttl?: { ttl: number } | null,
-  ): Promise<AgentThreadRecord> {
+  async patch(scope: string, threadId: string, metadata: Record<string, unknown>, ttl?: ThreadTtlBody | null): Promise<AgentThreadRecord> {
     const record = await this.record(scope, threadId);
     const patched = {
       ...record,
       metadata: { ...record.metadata, ...metadata },
       updated_at: new Date().toISOString(),
-      ...(ttl == null ? {} : { ttl_minutes: ttl.ttl }),
+      ...ownTtl(ttl),
     };
     await this.#backend("the thread records", () => this.records.putThread(patched));
     return patched;
@@ -155,6 +163,22 @@ export class AgentThreads {
     const graph = await this.graphOf(record);
     await this.#backend("the thread records", () => this.records.deleteThread(scope, threadId));
     if (graph !== undefined) await this.#backend("the checkpointer", () => deleteCheckpoints(graph, checkpointThreadId(scope, threadId)));
+  }
+
+  /**
+   * A thread past its time to live under `keep_latest`: its checkpoints cut to the latest of
+   * each namespace (its state and pending interrupts stay; its history goes), and the thread
+   * marked so that it is not swept again until it changes. False when its checkpointer cannot.
+   */
+  async keepLatest(scope: string, threadId: string): Promise<boolean> {
+    const record = await this.record(scope, threadId);
+    if (record.status === "busy") throw new AgentConflictError(`Thread ${threadId} is running a run.`);
+    const graph = await this.graphOf(record);
+    const cut =
+      graph === undefined ||
+      (await this.#backend("the checkpointer", () => keepLatestCheckpoints(graph.checkpointer, checkpointThreadId(scope, threadId))));
+    if (cut) await this.#backend("the thread records", () => this.records.putThread({ ...record, pruned_at: record.updated_at }));
+    return cut;
   }
 
   /** Threads of a scope that match the filter (values read from each thread's state when asked for). */

@@ -4,6 +4,8 @@ import { backendCall } from "./agent-run-config.js";
 
 /** The deployment's thread time to live (`checkpointer.ttl`): the default, and how often threads are swept. */
 export interface ThreadTtl {
+  /** What happens to a thread past its time (its own `ttl`'s strategy wins): deleted, or cut to its latest checkpoint. Default delete. */
+  strategy?: "delete" | "keep_latest";
   /** Minutes a thread may stay idle when it names no `ttl` of its own; none: only those that do expire. */
   defaultMinutes?: number;
   sweepIntervalMs: number;
@@ -15,9 +17,11 @@ const SWEEP_BATCH = 500;
 const SWEEP_LEASE = "agent-thread-ttl-sweep";
 
 /**
- * Deletes the threads idle past their time to live (their runs and checkpoints with them, as a
- * `DELETE /threads/{id}` does), oldest first, as one process of the deployment at a time: a
- * thread is swept once. A busy thread waits for the next sweep. Resolves to how many went.
+ * Sweeps the threads idle past their time to live, oldest first, as one process of the
+ * deployment at a time: a thread is swept once. `delete` takes a thread with its runs and
+ * checkpoints, as a `DELETE /threads/{id}` does; `keep_latest` cuts its checkpoints to the
+ * latest, and the thread is swept again only once it has changed. A busy thread waits for the
+ * next sweep. Resolves to how many were swept.
  */
 export async function sweepExpiredThreads(options: {
   records: AgentRecords;
@@ -25,6 +29,8 @@ export async function sweepExpiredThreads(options: {
   ttl: ThreadTtl;
   backendTimeoutMs: number;
   deleteThread: (scope: string, threadId: string) => Promise<void>;
+  /** Cuts a thread's checkpoints to its latest; false when its checkpointer cannot. */
+  keepLatest: (scope: string, threadId: string) => Promise<boolean>;
   warn: (error: unknown, threadId: string) => void;
   now?: Date;
 }): Promise<number> {
@@ -41,7 +47,13 @@ export async function sweepExpiredThreads(options: {
       if (lease.signal.aborted) break;
       if (thread.status === "busy") continue;
       try {
-        await options.deleteThread(thread.scope, thread.thread_id);
+        if ((thread.ttl_strategy ?? ttl.strategy) === "keep_latest") {
+          if (!(await options.keepLatest(thread.scope, thread.thread_id))) {
+            throw new Error(
+              "its checkpointer cannot keep only the latest checkpoint (or its graph keeps delta channels); it keeps them all",
+            );
+          }
+        } else await options.deleteThread(thread.scope, thread.thread_id);
         swept += 1;
       } catch (error) {
         options.warn(error, thread.thread_id);

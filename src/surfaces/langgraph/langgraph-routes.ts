@@ -144,6 +144,7 @@ export function langGraphRoutes(
       ttl,
       backendTimeoutMs: context.backendTimeoutMs,
       deleteThread: (scope, threadId) => threads.delete(scope, threadId),
+      keepLatest: (scope, threadId) => threads.keepLatest(scope, threadId),
       warn: (error, threadId) => app.log.warn({ err: error, threadId }, "could not delete a thread past its time to live"),
     });
   };

@@ -81,10 +81,10 @@ export function parseRunCreate(body: unknown): { request: AgentRunRequest; resum
   return { request, resumable: run.stream_resumable === true, cancelOnDisconnect: run.on_disconnect === "cancel" };
 }
 
-/** A thread's own time to live: deleted after that many idle minutes (`{ ttl, strategy }`, as the SDK sends it). */
+/** A thread's own time to live: swept after that many idle minutes (`{ ttl, strategy }`, as the SDK sends it). */
 const threadTtl = z.object({
   ttl: z.number("must be a number of minutes").positive("must be more than 0 minutes"),
-  strategy: z.literal("delete", 'must be "delete"').nullish(),
+  strategy: z.enum(["delete", "keep_latest"], 'must be "delete" or "keep_latest"').nullish(),
 });
 
 export const threadCreate = z.object({
@@ -107,6 +107,12 @@ export const threadSearch = z.object({
   sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).nullish(),
   sort_order: sortOrder,
   select: z.array(z.string()).nullish(),
+});
+
+/** `POST /threads/prune`: the threads, and what to do with them. */
+export const threadPrune = z.object({
+  thread_ids: z.array(z.string().min(1)).min(1, "name at least one thread").max(1000, "name at most 1000 threads at once"),
+  strategy: z.enum(["delete", "keep_latest"], 'must be "delete" or "keep_latest"').nullish(),
 });
 
 export const threadPatch = z.object({ metadata: metadata.nullish(), ttl: threadTtl.nullish() });

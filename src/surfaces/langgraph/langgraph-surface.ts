@@ -62,6 +62,7 @@ const METHODS: Record<string, readonly HTTPMethods[]> = {
   "/threads": ["POST"],
   "/threads/search": ["POST"],
   "/threads/count": ["POST"],
+  "/threads/prune": ["POST"],
   "/threads/:thread_id": ["GET", "PATCH", "DELETE"],
   "/threads/:thread_id/copy": ["POST"],
   "/threads/:thread_id/state": ["GET", "POST"],

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from "fastify";
-import { AgentConflictError } from "../../errors/catalogue.js";
+import { AgentConflictError, AgentNotFoundError } from "../../errors/catalogue.js";
 import { matchesFilters } from "../../http/langgraph-auth.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
 import type { AgentThreadRecord } from "../../store/agent-records.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
-import { historyRequest, parseBody, stateUpdate, threadCreate, threadPatch, threadSearch } from "./langgraph-schemas.js";
+import { historyRequest, parseBody, stateUpdate, threadCreate, threadPatch, threadPrune, threadSearch } from "./langgraph-schemas.js";
 import { authorize, guardThread, visible } from "./route-auth.js";
 
 type ThreadParams = { Params: { thread_id: string } };
@@ -88,6 +88,28 @@ export function registerThreadRoutes(on: RouteTable, routes: LangGraphRoutes): v
     await guardThread(routes, request, scope, request.params.thread_id, "delete");
     await threads.delete(scope, request.params.thread_id);
     return reply.status(204).send();
+  });
+
+  // The SDK's `threads.prune`: each thread the caller may delete, deleted or cut to its latest
+  // checkpoint; those not there, not theirs, or busy are left and not counted.
+  on.post("/threads/prune", async (request) => {
+    const body = parseBody(threadPrune, request.body, "prune");
+    const scope = await routes.scopeOf(request);
+    let pruned = 0;
+    for (const threadId of new Set(body.thread_ids)) {
+      try {
+        await guardThread(routes, request, scope, threadId, "delete");
+        if (body.strategy === "keep_latest") {
+          if (await threads.keepLatest(scope, threadId)) pruned += 1;
+        } else {
+          await threads.delete(scope, threadId);
+          pruned += 1;
+        }
+      } catch (error) {
+        if (!(error instanceof AgentNotFoundError || error instanceof AgentConflictError)) throw error;
+      }
+    }
+    return { pruned_count: pruned };
   });
 
   on.post<ThreadParams>("/threads/:thread_id/copy", async (request) => {

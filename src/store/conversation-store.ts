@@ -1,5 +1,6 @@
 import type { A2aTaskStore } from "./a2a-tasks.js";
 import type { AgentRecords } from "./agent-records.js";
+import type { AssistantRecords } from "./assistant-records.js";
 
 /**
  * One item as the Responses and Conversations APIs show it (a message, a function call, its
@@ -132,6 +133,8 @@ export interface ConversationStore {
   readonly tasks: A2aTaskStore;
   /** The LangGraph Agent Protocol's threads and runs, kept where the rest of the store is. */
   readonly agentRecords: AgentRecords;
+  /** The Agent Protocol's assistants clients make (each model's system assistant is not stored). */
+  readonly assistantRecords: AssistantRecords;
 
   /**
    * Stores a response, or replaces the one stored under its id (a background response is

@@ -2,6 +2,7 @@ import { copyData } from "../util/copy-data.js";
 import { FairMap } from "../util/fair-share.js";
 import { MemoryA2aTasks } from "./a2a-tasks.js";
 import { MemoryAgentRecords } from "./agent-records.js";
+import { MemoryAssistantRecords } from "./assistant-records.js";
 import {
   type ConversationRecord,
   type ConversationStore,
@@ -63,6 +64,7 @@ export class MemoryConversationStore implements ConversationStore {
   readonly #idempotency = new Map<string, IdempotencyRecord & { createdAt: Date }>();
   readonly tasks: MemoryA2aTasks;
   readonly agentRecords = new MemoryAgentRecords();
+  readonly assistantRecords = new MemoryAssistantRecords();
   /** Threads left unreferenced by an eviction, for the next purge to report (when no `onEvict` takes them). */
   #evicted: ReleasedThread[] = [];
   /** Deletes the threads an eviction leaves unreferenced, at once; set by the registry that owns the checkpointers. */

@@ -16,6 +16,7 @@ import {
 } from "./conversation-store.js";
 import { PostgresA2aTasks } from "./postgres-a2a-tasks.js";
 import { PostgresAgentRecords } from "./postgres-agent-records.js";
+import { PostgresAssistantRecords } from "./postgres-assistant-records.js";
 import { PostgresIdempotencyKeys } from "./postgres-idempotency.js";
 import { PostgresSessionTurns } from "./postgres-session-turns.js";
 import {
@@ -47,6 +48,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly #sessions: PostgresSessionTurns;
   readonly tasks: PostgresA2aTasks;
   readonly agentRecords: PostgresAgentRecords;
+  readonly assistantRecords: PostgresAssistantRecords;
 
   constructor(pool: pg.Pool, schema = "public") {
     this.#pool = pool;
@@ -61,6 +63,10 @@ export class PostgresConversationStore implements ConversationStore {
     this.#sessions = new PostgresSessionTurns(pool, tables.turns);
     this.tasks = new PostgresA2aTasks(pool, tables.tasks);
     this.agentRecords = new PostgresAgentRecords(pool, { threads: tables.agentThreads, runs: tables.agentRuns });
+    this.assistantRecords = new PostgresAssistantRecords(pool, {
+      assistants: tables.agentAssistants,
+      versions: tables.agentAssistantVersions,
+    });
   }
 
   async setup(): Promise<void> {

@@ -69,6 +69,8 @@ export interface StoreTables {
   tasks: string;
   agentThreads: string;
   agentRuns: string;
+  agentAssistants: string;
+  agentAssistantVersions: string;
 }
 
 export function storeTables(schema: string): StoreTables {
@@ -83,6 +85,8 @@ export function storeTables(schema: string): StoreTables {
     tasks: `${quoted}.chat_serve_a2a_tasks`,
     agentThreads: `${quoted}.chat_serve_agent_threads`,
     agentRuns: `${quoted}.chat_serve_agent_runs`,
+    agentAssistants: `${quoted}.chat_serve_agent_assistants`,
+    agentAssistantVersions: `${quoted}.chat_serve_agent_assistant_versions`,
   };
 }
 
@@ -186,5 +190,19 @@ export function tableStatements(tables: StoreTables): string[] {
       PRIMARY KEY (scope, run_id)
     )`,
     `CREATE INDEX IF NOT EXISTS chat_serve_agent_runs_thread ON ${tables.agentRuns} (scope, thread_id, created_at)`,
+    // The assistants clients make: the current version of each, and every version.
+    `CREATE TABLE IF NOT EXISTS ${tables.agentAssistants} (
+      scope text NOT NULL,
+      assistant_id text NOT NULL,
+      record jsonb NOT NULL,
+      PRIMARY KEY (scope, assistant_id)
+    )`,
+    `CREATE TABLE IF NOT EXISTS ${tables.agentAssistantVersions} (
+      scope text NOT NULL,
+      assistant_id text NOT NULL,
+      version integer NOT NULL,
+      record jsonb NOT NULL,
+      PRIMARY KEY (scope, assistant_id, version)
+    )`,
   ];
 }

@@ -254,6 +254,47 @@ for (const { name, skip, make } of implementations) {
       assert.equal(await store.getConversation("a", record.id), undefined);
       assert.deepEqual(await store.sessionTurns(sessionKey), []);
     });
+
+    test("assistants: versions newest first, one made current again, per scope, deleted with its versions", async () => {
+      const store = await make();
+      const records = store.assistantRecords;
+      const assistantId = randomUUID();
+      const base = {
+        assistant_id: assistantId,
+        scope: "a",
+        graph_id: "told",
+        config: {},
+        context: {},
+        metadata: { team: "blue" },
+        name: "v1",
+        description: null,
+        version: 1,
+        created_at: "2026-12-01T00:00:00.000Z",
+        updated_at: "2026-12-01T00:00:00.000Z",
+      };
+      await records.putVersion(base);
+      await records.putVersion({ ...base, name: "v2", version: 2, updated_at: "2026-12-01T00:01:00.000Z" });
+      assert.equal((await records.get("a", assistantId))?.name, "v2");
+      assert.equal(await records.get("b", assistantId), undefined, "another scope's");
+      assert.deepEqual(
+        (await records.versions("a", assistantId)).map((version) => version.version),
+        [2, 1],
+      );
+      const current = await records.setCurrent("a", assistantId, 1, "2026-12-01T00:02:00.000Z");
+      assert.deepEqual(
+        [current?.name, current?.version, current?.created_at, current?.updated_at],
+        ["v1", 1, base.created_at, "2026-12-01T00:02:00.000Z"],
+      );
+      assert.equal(await records.setCurrent("a", assistantId, 7, "2026-12-01T00:03:00.000Z"), undefined);
+      assert.deepEqual(
+        (await records.list("a")).map((record) => record.assistant_id),
+        [assistantId],
+      );
+      assert.equal(await records.delete("b", assistantId), false);
+      assert.equal(await records.delete("a", assistantId), true);
+      assert.deepEqual(await records.versions("a", assistantId), []);
+      assert.deepEqual(await records.list("a"), []);
+    });
   });
 }
 

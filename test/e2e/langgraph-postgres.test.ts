@@ -91,6 +91,13 @@ describe("the Agent Protocol on two processes over Postgres and Redis", { skip, 
     assert.equal((await b.threads.get(thread.thread_id)).metadata?.owner, "ann");
     assert.equal((await b.runs.list(thread.thread_id)).length, 2);
 
+    // An assistant made on one process runs on the other (its config goes with the queued run).
+    const made = await a.assistants.create({ graphId: "recall", name: "Recaller" });
+    assert.equal((await b.assistants.get(made.assistant_id)).name, "Recaller");
+    const viaAssistant = await b.threads.create();
+    await b.runs.wait(viaAssistant.thread_id, made.assistant_id, { input: user("hi") });
+    assert.equal((await a.threads.get(viaAssistant.thread_id)).metadata?.assistant_id, made.assistant_id);
+
     const asking = await a.threads.create();
     await a.runs.wait(asking.thread_id, "ask", { input: user("go") });
     assert.equal((await b.threads.get(asking.thread_id)).status, "interrupted");

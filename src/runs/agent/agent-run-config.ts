@@ -28,6 +28,8 @@ export async function backendCall<T>(what: string, timeoutMs: number, operation:
 /** A run as a client asks for it (the body of `POST /threads/{id}/runs`, parsed). */
 export interface AgentRunRequest {
   assistantId: string;
+  /** The model an assistant a client made runs (its `graph_id`); absent: the assistant id names it. */
+  graphId?: string;
   input?: unknown;
   command?: { resume?: unknown; update?: unknown; goto?: unknown };
   streamMode: AgentStreamMode[];

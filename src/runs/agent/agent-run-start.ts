@@ -35,7 +35,7 @@ export async function prepareRun(
   threadId: string | undefined,
   request: AgentRunRequest,
 ): Promise<{ model: string; graph: AgentGraph; temporary: boolean; id: string; thread: AgentThreadRecord }> {
-  const { model, graph, contextOf } = await runs.graphOf(request.assistantId);
+  const { model, graph, contextOf } = await runs.graphOf(request.graphId ?? request.assistantId);
   if (contextOf !== undefined) {
     const context = contextOf(request.context);
     if (context !== undefined) request.context = context;
@@ -66,7 +66,8 @@ export async function prepareRun(
   }
   // Every run says on its thread which graph and assistant ran it, as LangGraph's server does:
   // agent-chat-ui lists a graph's threads by `metadata.graph_id`.
-  thread = { ...thread, metadata: { ...thread.metadata, graph_id: model, assistant_id: assistantIdOf(model) } };
+  const assistantId = request.graphId === undefined ? assistantIdOf(model) : request.assistantId;
+  thread = { ...thread, metadata: { ...thread.metadata, graph_id: model, assistant_id: assistantId } };
   return { model, graph, temporary, id, thread };
 }
 

@@ -155,7 +155,7 @@ export class AgentRuns {
       return "done";
     }
     const request = job.request as unknown as AgentRunRequest;
-    const { model, graph } = await this.graphOf(request.assistantId);
+    const { model, graph } = await this.graphOf(request.graphId ?? request.assistantId);
     const { writer, events } = await jobEvents(this.#options.shared, job.runId, {
       backend: this.#call,
       timeoutMs: this.#options.backendTimeoutMs,

@@ -6,13 +6,14 @@ import { requestScope } from "../../http/run-request.js";
 import type { SurfaceContext } from "../../http/surface.js";
 import { visibleModels } from "../../http/visibility.js";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
-import { type AgentRunRequest, checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-run-config.js";
+import { AgentAssistants } from "../../runs/agent/agent-assistants.js";
+import { type AgentRunRequest, backendCall, checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-run-config.js";
 import { AgentRuns } from "../../runs/agent/agent-runs.js";
 import { AgentThreads } from "../../runs/agent/agent-threads.js";
-import { modelOfAssistant } from "../../runs/agent/assistants.js";
 import { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
 import { sweepExpiredThreads } from "../../runs/agent/thread-sweeper.js";
 import { type AgentRecords, MemoryAgentRecords } from "../../store/agent-records.js";
+import type { AssistantRecords } from "../../store/assistant-records.js";
 import type { Usage } from "../../wire/response.js";
 import { registerAssistantRoutes } from "./assistants-routes.js";
 import { configurableHeaders } from "./configurable-headers.js";
@@ -34,8 +35,6 @@ export interface LangGraphRoutes {
   scopeOf(request: FastifyRequest): Promise<string>;
   /** The project's LangGraph `Auth`, whose handlers decide what each user sees (`route-auth.ts`). */
   auth?: LangGraphAuth;
-  /** The model an assistant id names, if the caller's key may use it; 404 otherwise. */
-  modelOf(request: FastifyRequest, assistantId: string): string;
   /** The models the caller's key may use. */
   visible(request: FastifyRequest): string[];
   keepAliveMs: number;
@@ -45,8 +44,14 @@ export interface LangGraphRoutes {
   limits: SurfaceContext["limits"];
   /** When the assistants were made: the server's start. */
   startedAt: string;
-  /** The run a request starts: its body's, with the request headers `configurable_headers` passes (`config.configurable`). */
-  withHeaders(run: AgentRunRequest, request: FastifyRequest): AgentRunRequest;
+  /** Assistants: each model's system assistant and those clients make. */
+  assistants: AgentAssistants;
+  /**
+   * The run a request starts and the model it runs: its body's, with the request headers
+   * `configurable_headers` passes (`config.configurable`) and its assistant's config and
+   * context under its own. An assistant not there, or whose model the caller may not use: 404.
+   */
+  prepareRun(request: FastifyRequest, scope: string, run: AgentRunRequest): Promise<{ run: AgentRunRequest; model: string }>;
 }
 
 /** Options of `server.langgraph` beyond on and off. */
@@ -57,6 +62,8 @@ export interface LangGraphSurfaceOptions {
   version: string;
   /** When the assistants were made: the server's start. */
   startedAt: string;
+  /** Where the assistants clients make are kept. Default: beside the threads' store (in memory, or Postgres). */
+  assistantRecords?: AssistantRecords;
   /** Which request headers a run gets in `config.configurable` (default: `x-*` but keys, and `user-agent`). */
   configurableHeaders?: { includes?: string[]; excludes?: string[] };
 }
@@ -97,6 +104,7 @@ export function langGraphRoutes(
   }
   const threads = new AgentThreads(registry, records, runs, context.backendTimeoutMs);
   const passHeaders = configurableHeaders(options.configurableHeaders);
+  const assistants = new AgentAssistants(registry, options.assistantRecords ?? registry.store.assistantRecords, options.startedAt);
   const routes: LangGraphRoutes = {
     registry,
     records,
@@ -109,18 +117,20 @@ export function langGraphRoutes(
         ? Promise.resolve("default")
         : requestScope(request, context.checkpointScope),
     ...(context.authenticator?.customAuth === undefined ? {} : { auth: context.authenticator.customAuth }),
-    modelOf: (request, assistantId) => {
-      const model = modelOfAssistant(registry, assistantId);
-      if (!visibleModels(registry, request.chatServeCaller).includes(model)) throw new AgentNotFoundError("assistant", assistantId);
-      return model;
-    },
     visible: (request) => visibleModels(registry, request.chatServeCaller),
     keepAliveMs: context.keepAliveMs,
     stalledClientMs: context.stalledClientMs,
     backendTimeoutMs: context.backendTimeoutMs,
     limits: context.limits,
     startedAt: options.startedAt,
-    withHeaders: (run, request) => passHeaders(run, request.headers),
+    assistants,
+    prepareRun: async (request, scope, asked) => {
+      const found = await backendCall("the assistant records", context.backendTimeoutMs, () => assistants.find(scope, asked.assistantId));
+      if (found === undefined || !visibleModels(registry, request.chatServeCaller).includes(found.model)) {
+        throw new AgentNotFoundError("assistant", asked.assistantId);
+      }
+      return { model: found.model, run: AgentAssistants.runOf(passHeaders(asked, request.headers), found) };
+    },
   };
   const on = new RouteTable();
   on.get("/ok", async () => ({ ok: true }));

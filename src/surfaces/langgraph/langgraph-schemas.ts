@@ -142,6 +142,34 @@ export const assistantSearch = z.object({
   select: z.array(z.string()).nullish(),
 });
 
+/** An assistant's config, as LangGraph's API takes it. */
+const assistantConfig = z.looseObject({
+  tags: z.array(z.string()).optional(),
+  recursion_limit: z.number().int().positive().optional(),
+  configurable: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const assistantCreate = z.object({
+  assistant_id: z.uuid("must be a UUID, as LangGraph's assistant ids are").nullish(),
+  graph_id: z.string("is required: the graph the assistant runs").min(1),
+  config: assistantConfig.nullish(),
+  context: z.record(z.string(), z.unknown()).nullish(),
+  metadata: metadata.nullish(),
+  if_exists: z.enum(["raise", "do_nothing"]).nullish(),
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+});
+
+export const assistantPatch = assistantCreate.omit({ assistant_id: true, if_exists: true }).partial();
+
+export const assistantVersions = z.object({
+  metadata: metadata.nullish(),
+  limit: z.number().int().min(1).max(1000).nullish(),
+  offset: z.number().int().min(0).nullish(),
+});
+
+export const assistantLatest = z.object({ version: z.number("is required: the version to make current").int().min(1) });
+
 /** A store namespace: labels that are non-empty strings without a period. */
 export const namespace = z.array(
   z

@@ -53,9 +53,12 @@ const RUNS = [
 const METHODS: Record<string, readonly HTTPMethods[]> = {
   "/ok": ["GET"],
   "/info": ["GET"],
+  "/assistants": ["POST"],
   "/assistants/search": ["POST"],
   "/assistants/count": ["POST"],
-  "/assistants/:assistant_id": ["GET"],
+  "/assistants/:assistant_id": ["GET", "PATCH", "DELETE"],
+  "/assistants/:assistant_id/latest": ["POST"],
+  "/assistants/:assistant_id/versions": ["POST"],
   "/assistants/:assistant_id/graph": ["GET"],
   "/assistants/:assistant_id/schemas": ["GET"],
   "/assistants/:assistant_id/subgraphs/:namespace?": ["GET"],

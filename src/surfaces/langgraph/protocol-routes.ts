@@ -74,8 +74,7 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
     const threadId = request.params.thread_id;
     await guardProtocolThread(routes, request, scope, threadId);
     return protocol.command(scope, threadId, command, async (asked) => {
-      const run = routes.withHeaders(asked, request);
-      const model = routes.modelOf(request, run.assistantId);
+      const { run, model } = await routes.prepareRun(request, scope, asked);
       await guardRunCreate(routes, request, scope, threadId, run);
       // Counted against the tenant's and the model's limits, as every run is.
       const admission = await routes.limits?.admit(request, reply, model);

@@ -123,8 +123,7 @@ function serveSocket(
 
   const startRun: StartRun = async (asked) => {
     // The socket's upgrade request's headers, as for a command sent over HTTP.
-    const run = deps.routes.withHeaders(asked, request);
-    const model = deps.routes.modelOf(request, run.assistantId);
+    const { run, model } = await deps.routes.prepareRun(request, scope, asked);
     await guardRunCreate(deps.routes, request, scope, threadId, run);
     // Limits count the run; a refusal is the command's error (the socket has no headers to set).
     const admission = await deps.routes.limits?.admit(request, undefined, model);

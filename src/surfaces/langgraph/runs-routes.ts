@@ -24,9 +24,9 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     start: (scope: string, parsed: ReturnType<typeof parseRunCreate>, admission: (() => Promise<void>) | undefined) => Promise<T>,
   ): Promise<T & ReturnType<typeof parseRunCreate>> {
     const body = parseRunCreate(request.body);
-    const parsed = { ...body, request: routes.withHeaders(body.request, request) };
-    const model = routes.modelOf(request, parsed.request.assistantId);
     const scope = await routes.scopeOf(request);
+    const { run, model } = await routes.prepareRun(request, scope, body.request);
+    const parsed = { ...body, request: run };
     await guardRunCreate(routes, request, scope, (request.params as { thread_id?: string }).thread_id, parsed.request);
     // Counted against the tenant's and the model's limits; its slot is given back when the run ends.
     const admission = await routes.limits?.admit(request, reply, model);

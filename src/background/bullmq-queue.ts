@@ -143,6 +143,8 @@ export class BullmqQueue implements BackgroundQueue {
       "the background queue",
       this.#queue.add("kind" in job ? job.kind : "response", job, {
         jobId: jobIdOf(job),
+        // A delayed run (`after_seconds`) waits in Redis: any process starts it then, after a restart too.
+        ...("delayMs" in job && job.delayMs !== undefined && job.delayMs > 0 ? { delay: job.delayMs } : {}),
         attempts: 1,
         removeOnComplete: { age: 3_600, count: 10_000 },
         removeOnFail: { age: 24 * 3_600 },

@@ -20,6 +20,14 @@ export interface WebhookTarget {
   timeoutMs?: number;
 }
 
+/** Where one delivery goes: a URL, signed when there is a secret, with headers of its own. */
+interface DeliveryTarget {
+  url: string;
+  secret?: string;
+  timeoutMs?: number;
+  headers?: Readonly<Record<string, string>>;
+}
+
 /**
  * What one attempt was: `delivered` (a 2xx), `rejected` (another status), `timed_out` (no answer
  * in time: the receiver may still have handled it) or `unreachable` (no connection).
@@ -99,7 +107,17 @@ export class WebhookSender {
     }
   }
 
-  async #attempt(target: WebhookTarget, id: string, body: string, attempt: number): Promise<void> {
+  /**
+   * POSTs one body to one URL (an Agent Protocol run's `webhook`), with the same retries,
+   * deadline and ownership as every delivery: signed when the target has a secret, with its
+   * own headers beside `content-type`.
+   */
+  post(target: DeliveryTarget, body: string, id = `evt_${randomHex()}`): void {
+    if (this.#closed) return;
+    void this.#attempt(target, id, body, 1);
+  }
+
+  async #attempt(target: DeliveryTarget, id: string, body: string, attempt: number): Promise<void> {
     if (this.#closed) return;
     const controller = new AbortController();
     this.#inFlight.add(controller);
@@ -109,7 +127,8 @@ export class WebhookSender {
     let outcome: WebhookAttemptOutcome;
     try {
       // Signed at each attempt: the timestamp is when it was sent.
-      const headers = { "content-type": "application/json", ...signWebhook(target.secret, id, Math.floor(Date.now() / 1000), body) };
+      const signed = target.secret === undefined ? {} : signWebhook(target.secret, id, Math.floor(Date.now() / 1000), body);
+      const headers = { ...target.headers, "content-type": "application/json", ...signed };
       const response = await fetch(target.url, { method: "POST", headers, body, signal: controller.signal });
       await response.body?.cancel();
       if (response.ok) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { envTemplateProblem } from "../util/env-template.js";
 import { type Referable, valueOrReference } from "./config-values.js";
 
 // The settings of a LangGraph project that LangGraph's Agent Server reads from `langgraph.json`
@@ -60,6 +61,24 @@ export const agentProtocolSettingsSchema = z.strictObject({
   disableStore: z.boolean().optional(),
   disableMeta: z.boolean().optional(),
   configurableHeaders: z.strictObject({ includes: headerPatterns.optional(), excludes: headerPatterns.optional() }).optional(),
+  disableWebhooks: z.boolean().optional(),
+  webhooks: z
+    .strictObject({
+      requireHttps: z.boolean().optional(),
+      allowedDomains: z.array(z.string().min(1)).optional(),
+      allowedPorts: z.array(z.int().min(1).max(65_535)).optional(),
+      maxUrlLength: z.int().min(1).optional(),
+      disableLoopback: z.boolean().optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+      envPrefix: z.string().min(1).optional(),
+    })
+    .superRefine((webhooks, context) => {
+      for (const [name, value] of Object.entries(webhooks.headers ?? {})) {
+        const problem = envTemplateProblem(value, webhooks.envPrefix ?? "LG_WEBHOOK_");
+        if (problem !== undefined) context.addIssue({ code: "custom", path: ["headers", name], message: problem });
+      }
+    })
+    .optional(),
 });
 
 /** A regular expression's source, checked. */

@@ -231,6 +231,8 @@ export function agentServerSettings(project: LangGraphProject): Record<string, u
     ...(off.has("disable_store") ? { disableStore: true } : {}),
     ...(off.has("disable_meta") ? { disableMeta: true } : {}),
     ...(http?.configurableHeaders === undefined ? {} : { configurableHeaders: http.configurableHeaders }),
+    ...(off.has("disable_webhooks") ? { disableWebhooks: true } : {}),
+    ...(project.webhooks === undefined ? {} : { webhooks: project.webhooks }),
   };
   return {
     server: {

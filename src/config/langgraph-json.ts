@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
 import type { CorsSettings } from "../http/cors.js";
+import { envTemplateProblem } from "../util/env-template.js";
 import { PARSE_ONCE } from "../util/parse-once.js";
 import { headerPatterns, regexSource } from "./agent-server-config.js";
 
@@ -12,7 +13,7 @@ import { headerPatterns, regexSource } from "./agent-server-config.js";
 export const LANGGRAPH_JSON = "langgraph.json";
 
 /** The keys of `langgraph.json` chat-serve reads; every other key is reported once and ignored. */
-const READ_KEYS = ["graphs", "env", "auth", "store", "checkpointer", "http"];
+const READ_KEYS = ["graphs", "env", "auth", "store", "checkpointer", "http", "webhooks"];
 
 /** `http`'s route switches, LangGraph's names. */
 const HTTP_SWITCHES = [
@@ -95,6 +96,27 @@ const langGraphJsonSchema = z.looseObject({
         .optional(),
     })
     .optional(),
+  webhooks: z
+    .looseObject({
+      env_prefix: z.string().min(1, "must not be empty").optional(),
+      headers: z.record(z.string(), z.string("must be a string: a value, or a template naming an LG_WEBHOOK_ variable")).optional(),
+      url: z
+        .looseObject({
+          require_https: z.boolean("must be true or false").optional(),
+          allowed_domains: z.array(z.string().min(1)).optional(),
+          allowed_ports: z.array(z.int("must be whole numbers").min(1).max(65_535)).optional(),
+          max_url_length: z.int("must be a whole number of characters").min(1).optional(),
+          disable_loopback: z.boolean("must be true or false").optional(),
+        })
+        .optional(),
+    })
+    .superRefine((webhooks, context) => {
+      for (const [name, value] of Object.entries(webhooks.headers ?? {})) {
+        const problem = envTemplateProblem(value, webhooks.env_prefix ?? "LG_WEBHOOK_");
+        if (problem !== undefined) context.addIssue({ code: "custom", path: ["headers", name], message: problem });
+      }
+    })
+    .optional(),
   auth: z
     .looseObject({
       path: z.string("is required: './auth.ts:auth', the module and export of the project's Auth").min(1, "must not be empty"),
@@ -137,6 +159,16 @@ export interface LangGraphProject {
   storeTtl?: { defaultTtl?: number; refreshOnRead?: boolean; sweepIntervalMinutes?: number };
   /** `store.index`: the semantic index of LangGraph's store (`embed` relative to the file's folder, or `provider:model`). */
   storeIndex?: { embed: string; dims: number; fields?: string[] };
+  /** `webhooks`: what a run's webhook may call and the headers it carries, in a config's names. */
+  webhooks?: {
+    requireHttps?: boolean;
+    allowedDomains?: string[];
+    allowedPorts?: number[];
+    maxUrlLength?: number;
+    disableLoopback?: boolean;
+    headers?: Record<string, string>;
+    envPrefix?: string;
+  };
   /** `auth`: the project's `Auth` (`./auth.ts:auth`, relative to the file's folder) and Studio's way in. */
   auth?: { path: string; disableStudioAuth: boolean };
 }
@@ -188,6 +220,18 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
   // What of `store` is not read is named with the other keys left aside.
   for (const key of Object.keys(store ?? {})) if (key !== "index" && key !== "ttl") project.ignoredKeys.push(`store.${key}`);
   if (auth !== undefined) project.auth = { path: auth.path, disableStudioAuth: auth.disable_studio_auth ?? false };
+  if (parsed.data.webhooks !== undefined) {
+    const { env_prefix: envPrefix, headers, url } = parsed.data.webhooks;
+    project.webhooks = {
+      ...(url?.require_https === undefined ? {} : { requireHttps: url.require_https }),
+      ...(url?.allowed_domains === undefined ? {} : { allowedDomains: url.allowed_domains }),
+      ...(url?.allowed_ports === undefined ? {} : { allowedPorts: url.allowed_ports }),
+      ...(url?.max_url_length === undefined ? {} : { maxUrlLength: url.max_url_length }),
+      ...(url?.disable_loopback === undefined ? {} : { disableLoopback: url.disable_loopback }),
+      ...(headers === undefined ? {} : { headers }),
+      ...(envPrefix === undefined ? {} : { envPrefix }),
+    };
+  }
   if (typeof env === "string") {
     const envFile = path.resolve(path.dirname(filepath), env);
     if (!existsSync(envFile)) throw new ConfigError(`${displayPath}: env: cannot find the env file '${env}' (looked for ${envFile})`);

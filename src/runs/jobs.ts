@@ -42,6 +42,8 @@ export interface AgentRunJob {
   request: Record<string, unknown>;
   /** When it was queued (ms since the epoch). */
   queuedAt: number;
+  /** How long it waits in the queue before any worker takes it (the run's `after_seconds`). */
+  delayMs?: number;
 }
 
 /** Where an Agent Protocol run is queued and cancelled: the deployment's shared queue. */

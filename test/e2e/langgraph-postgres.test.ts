@@ -4,6 +4,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { type RunningServer, startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
 import { requireHaproxy, startHaproxy } from "../helpers/load-balancer.js";
+import { startReceiver } from "../helpers/loopback-receiver.js";
 import { connectMcp, resultText } from "../helpers/mcp.js";
 import { freePort } from "../helpers/private-redis.js";
 import {
@@ -184,6 +185,17 @@ describe("the Agent Protocol's background runs on the shared queue", { skip, tim
     assert.equal((await a.runs.get(thread.thread_id, cancelled.run_id)).status, "interrupted");
     assert.equal((await a.threads.get(thread.thread_id)).status, "idle");
 
+    // A delayed run with a webhook waits in Redis: it outlives both processes, and a third runs it once.
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const later = await a.threads.create();
+    const delayed = await a.runs.create(later.thread_id, "slow", {
+      input: user("later"),
+      afterSeconds: 2,
+      webhook: `${receiver.url}/ended`,
+    });
+    assert.equal((await b.runs.get(later.thread_id, delayed.run_id)).status, "pending");
+
     // Both processes killed while it runs: a third takes it over and finishes it.
     const orphan = await b.runs.create(thread.thread_id, "slow", { input: user("survive") });
     await eventually(
@@ -194,9 +206,13 @@ describe("the Agent Protocol's background runs on the shared queue", { skip, tim
       50,
     );
     await Promise.all([one.stop("SIGKILL"), two.stop("SIGKILL")]);
-    const c = new Client({ apiUrl: new URL((await start()).baseURL).origin });
+    const third = await start();
+    const c = new Client({ apiUrl: new URL(third.baseURL).origin });
     assert.equal(lastText(await c.runs.join(thread.thread_id, orphan.run_id)), "done");
     assert.equal((await c.runs.get(thread.thread_id, orphan.run_id)).status, "success");
+    assert.equal(lastText(await c.runs.join(later.thread_id, delayed.run_id)), "done");
+    await eventually(async () => assert.equal(receiver.requests.length, 1, third.output().slice(-3000)), 10_000);
+    assert.equal((JSON.parse(receiver.requests[0]!.body) as { run_id: string; status: string }).status, "success");
     assert.equal((await c.threads.get(thread.thread_id)).status, "idle");
   });
 });

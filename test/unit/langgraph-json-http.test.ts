@@ -105,3 +105,43 @@ test("store.ttl becomes graphStore.ttl, and the config accepts it", () => {
   const parsed = configSchema.safeParse({ graphs: { agent: { graph: "./agent.ts:graph", description: "An agent." } }, ...mapped });
   assert.equal(parsed.success, true, JSON.stringify(parsed.error?.issues));
 });
+
+test("webhooks and disable_webhooks become the Agent Protocol's; a header naming a variable outside the prefix is one line", () => {
+  const file = path.join(dir, "langgraph.json");
+  const write = (extra: object) => {
+    writeFileSync(file, JSON.stringify({ graphs: { agent: "./agent.ts:graph" }, ...extra }));
+    return readLangGraphJson(file, "langgraph.json");
+  };
+  process.env.LG_WEBHOOK_SECRET_FOR_TEST = "s";
+  try {
+    const project = write({
+      http: { disable_webhooks: false },
+      webhooks: {
+        env_prefix: "LG_WEBHOOK_",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: LangGraph's own header template syntax
+        headers: { authorization: "Bearer ${{ env.LG_WEBHOOK_SECRET_FOR_TEST }}" },
+        url: { require_https: true, allowed_domains: ["*.example.com"], allowed_ports: [443], max_url_length: 300, disable_loopback: true },
+      },
+    });
+    assert.deepEqual(project.ignoredKeys, []);
+    assert.deepEqual((agentServerSettings(project).server as { langgraph: unknown }).langgraph, {
+      webhooks: {
+        requireHttps: true,
+        allowedDomains: ["*.example.com"],
+        allowedPorts: [443],
+        maxUrlLength: 300,
+        disableLoopback: true,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: LangGraph's own header template syntax
+        headers: { authorization: "Bearer ${{ env.LG_WEBHOOK_SECRET_FOR_TEST }}" },
+        envPrefix: "LG_WEBHOOK_",
+      },
+    });
+    assert.throws(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: LangGraph's own header template syntax
+      () => write({ webhooks: { headers: { authorization: "${{ env.HOME }}" } } }),
+      /^ConfigError: langgraph\.json: webhooks\.headers\.authorization: names HOME, which does not start with LG_WEBHOOK_$/u,
+    );
+  } finally {
+    delete process.env.LG_WEBHOOK_SECRET_FOR_TEST;
+  }
+});

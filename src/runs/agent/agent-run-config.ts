@@ -44,6 +44,10 @@ export interface AgentRunRequest {
   ifNotExists: "create" | "reject";
   onCompletion: "delete" | "keep";
   durability?: "sync" | "async" | "exit";
+  /** Seconds the run waits before it starts (`after_seconds`); `pending` until then. */
+  afterSeconds?: number;
+  /** Where the run is POSTed when it ends (`webhook`). */
+  webhook?: string;
   /** A run of protocol v2: its events go to its thread's protocol log, as `streamEvents(…, { version: "v3" })` makes them. */
   protocol?: boolean;
 }

@@ -1,3 +1,4 @@
+import { setTimeout } from "node:timers/promises";
 import { v7 as uuid7, validate as validateUuid } from "@langchain/core/utils/uuid";
 import { BaseCheckpointSaver, Command } from "@langchain/langgraph";
 import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
@@ -208,4 +209,17 @@ export async function takeoverPoint(
     return false;
   }
   return goesOnFromCheckpoint(graph, checkpointThread, record.checkpoint_before, backend);
+}
+
+/**
+ * A run's turn on its thread: once the runs before it have ended, and `afterSeconds` more
+ * when it was asked to wait (a delayed run, `pending` until then). A cancel meanwhile ends the
+ * wait with the signal's reason.
+ */
+export async function turnOf(before: readonly LiveRun[], afterSeconds: number | undefined, signal: AbortSignal): Promise<void> {
+  for (const earlier of before) await earlier.done;
+  if (afterSeconds !== undefined && afterSeconds > 0 && !signal.aborted) {
+    await setTimeout(afterSeconds * 1000, undefined, { signal }).catch(() => {});
+  }
+  if (signal.aborted) throw signal.reason;
 }

@@ -1,8 +1,9 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
-import type { AgentRecords } from "../../store/agent-records.js";
+import type { AgentRecords, AgentRunRecord } from "../../store/agent-records.js";
 import type { Usage } from "../../wire/response.js";
 import type { RunTracker } from "../run-tracker.js";
+import type { AgentRunRequest } from "./agent-run-config.js";
 import type { ProtocolLogs } from "./protocol-log.js";
 import type { SharedAgentRuns } from "./shared-agent-runs.js";
 
@@ -23,6 +24,8 @@ export interface AgentRunsOptions {
   retainEventsOf?: number;
   /** The deployment's shared queue: background runs go on it, joins and cancels reach any process. */
   shared?: SharedAgentRuns;
+  /** Told of each run that ended here with its final record (a run's webhook). */
+  onEnded?: (run: AgentRunRecord, request: AgentRunRequest, result: unknown) => void;
   /** Where protocol v2's runs log their threads' events without a shared queue (default: this process's memory). */
   protocolLogs?: ProtocolLogs;
 }

@@ -9,7 +9,7 @@ import { UsageCollector } from "../usage.js";
 import { agentContext } from "./agent-context.js";
 import type { AgentGraph } from "./agent-graph.js";
 import { type AgentRunRequest, type Backend, backendCall, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
-import { driveGraph, type LiveRun, prepareRun, settleRun, takeoverPoint } from "./agent-run-start.js";
+import { driveGraph, type LiveRun, prepareRun, settleRun, takeoverPoint, turnOf } from "./agent-run-start.js";
 import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { modelOfAssistant } from "./assistants.js";
 import { MemoryProtocolLogs, type ProtocolLogs } from "./protocol-log.js";
@@ -201,9 +201,8 @@ export class AgentRuns {
     job?.signal.addEventListener("abort", jobAborted, { once: true });
     if (job?.signal.aborted === true) jobAborted();
     try {
-      // Runs of one thread take turns: an enqueued run starts when those before it have ended.
-      for (const earlier of before) await earlier.done;
-      if (controller.signal.aborted) throw controller.signal.reason;
+      // Runs of one thread take turns: one starts when those before it have ended, and after its `after_seconds` here.
+      await turnOf(before, job === undefined ? request.afterSeconds : undefined, controller.signal);
       const coordinator = this.#options.registry.coordinatorOf(run.model);
       if (job !== undefined) {
         const ttl = this.#options.shared?.leaseTtlMs;
@@ -286,6 +285,7 @@ export class AgentRuns {
           },
         );
         await job?.writer?.finish();
+        this.#options.onEnded?.(live.record, request, live.result);
       } else {
         await job?.writer?.leave();
       }

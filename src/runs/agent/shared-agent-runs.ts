@@ -181,7 +181,15 @@ async function admitRun(
     await records.putThread({ ...thread, status: "busy", updated_at: at, graph_id: model });
     await records.putRun(record);
   });
-  const job: AgentRunJob = { kind: "agent-run", runId: record.run_id, threadId: id, scope, request: { ...request }, queuedAt: Date.now() };
+  const job: AgentRunJob = {
+    kind: "agent-run",
+    runId: record.run_id,
+    threadId: id,
+    scope,
+    request: { ...request },
+    queuedAt: Date.now(),
+    ...(request.afterSeconds === undefined ? {} : { delayMs: Math.round(request.afterSeconds * 1000) }),
+  };
   try {
     // Its log starts now, with the stream's first event: a join or a join stream follows it from here.
     const metadata: LoggedEvent = { id: 0, event: "metadata", json: JSON.stringify({ run_id: record.run_id, attempt: 1 }) };

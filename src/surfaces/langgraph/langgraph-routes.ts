@@ -19,6 +19,7 @@ import { registerAssistantRoutes } from "./assistants-routes.js";
 import { configurableHeaders } from "./configurable-headers.js";
 import { matchesFilter, registerProtocolRoutes } from "./protocol-routes.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
+import { checkRunWebhook, type RunWebhookPolicy, RunWebhooks } from "./run-webhooks.js";
 import { registerRunRoutes } from "./runs-routes.js";
 import { registerStoreRoutes } from "./store-routes.js";
 import { registerThreadRoutes } from "./threads-routes.js";
@@ -66,6 +67,8 @@ export interface LangGraphSurfaceOptions {
   assistantRecords?: AssistantRecords;
   /** Which request headers a run gets in `config.configurable` (default: `x-*` but keys, and `user-agent`). */
   configurableHeaders?: { includes?: string[]; excludes?: string[] };
+  /** What a run's `webhook` may call; `disabled`: runs may not ask for one. */
+  webhooks?: { policy: RunWebhookPolicy; disabled: boolean };
 }
 
 /**
@@ -76,8 +79,18 @@ export function langGraphRoutes(
   app: FastifyInstance,
   context: SurfaceContext,
   options: LangGraphSurfaceOptions,
-): { table: RouteTable; runs: AgentRuns; protocol: ProtocolThreads; socket: ProtocolSocketDeps; sweep: () => Promise<number> } {
+): {
+  table: RouteTable;
+  runs: AgentRuns;
+  protocol: ProtocolThreads;
+  socket: ProtocolSocketDeps;
+  sweep: () => Promise<number>;
+  webhooks: RunWebhooks;
+} {
   const { registry } = context;
+  const webhookPolicy = options.webhooks?.policy ?? {};
+  // Each run that asked for it is POSTed to its webhook when it ends, wherever it ran.
+  const webhooks = new RunWebhooks(webhookPolicy, () => app.server.address(), app.log);
   // Where the rest of the store is: in memory, or in Postgres beside stored responses.
   const records = options.records ?? registry.store.agentRecords;
   const runs = new AgentRuns({
@@ -91,6 +104,9 @@ export function langGraphRoutes(
     ...(context.metrics === undefined
       ? {}
       : { onUsage: (model: string, usage: Usage | undefined) => context.metrics?.tokens({ model, api: "langgraph" }, usage) }),
+    onEnded: (run, request, result) => {
+      if (request.webhook !== undefined) webhooks.send(request.webhook, run, result);
+    },
   });
   if (records instanceof MemoryAgentRecords && records.onEvict === undefined) {
     // A thread the cap pushes out takes its checkpoints with it.
@@ -129,6 +145,7 @@ export function langGraphRoutes(
       if (found === undefined || !visibleModels(registry, request.chatServeCaller).includes(found.model)) {
         throw new AgentNotFoundError("assistant", asked.assistantId);
       }
+      if (asked.webhook !== undefined) checkRunWebhook(asked.webhook, webhookPolicy, options.webhooks?.disabled === true);
       return { model: found.model, run: AgentAssistants.runOf(passHeaders(asked, request.headers), found) };
     },
   };
@@ -158,5 +175,5 @@ export function langGraphRoutes(
       warn: (error, threadId) => app.log.warn({ err: error, threadId }, "could not delete a thread past its time to live"),
     });
   };
-  return { table: on, runs, protocol: routes.protocol, socket, sweep };
+  return { table: on, runs, protocol: routes.protocol, socket, sweep, webhooks };
 }

@@ -17,6 +17,9 @@ const checkpoint = z.object({
 const nodes = z.union([z.literal("*"), z.array(z.string())]);
 const streamMode = z.union([z.enum(AGENT_STREAM_MODES), z.array(z.enum(AGENT_STREAM_MODES))]);
 
+/** The longest a run may be asked to wait before it starts: 30 days. */
+const MAX_AFTER_SECONDS = 30 * 24 * 3600;
+
 const runCreate = z.object({
   assistant_id: z.string().min(1),
   input: z.unknown().optional(),
@@ -43,6 +46,12 @@ const runCreate = z.object({
   on_completion: z.enum(["delete", "keep"]).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),
   durability: z.enum(["sync", "async", "exit"]).nullish(),
+  after_seconds: z
+    .number("must be a number of seconds")
+    .min(0, "must be 0 seconds or more")
+    .max(MAX_AFTER_SECONDS, `must be at most ${MAX_AFTER_SECONDS} seconds (30 days)`)
+    .nullish(),
+  webhook: z.string().min(1).nullish(),
 });
 
 /** Parses with a schema, or throws the protocol's 422 naming the first field that is wrong. */
@@ -77,6 +86,8 @@ export function parseRunCreate(body: unknown): { request: AgentRunRequest; resum
     ifNotExists: run.if_not_exists ?? "reject",
     onCompletion: run.on_completion ?? "delete",
     ...(run.durability == null ? {} : { durability: run.durability }),
+    ...(run.after_seconds == null || run.after_seconds === 0 ? {} : { afterSeconds: run.after_seconds }),
+    ...(run.webhook == null ? {} : { webhook: run.webhook }),
   };
   return { request, resumable: run.stream_resumable === true, cancelOnDisconnect: run.on_disconnect === "cancel" };
 }

@@ -9,6 +9,7 @@ import type { AgentRuns } from "../../runs/agent/agent-runs.js";
 import type { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
 import type { AgentRecords } from "../../store/agent-records.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
+import type { RunWebhookPolicy } from "./run-webhooks.js";
 
 /**
  * `server.langgraph` in a config: the Agent Protocol's place (`prefix`, langgraph.json's
@@ -30,6 +31,10 @@ export interface AgentProtocolSettings {
    * `x-service-key`, and `user-agent`. `includes` replaces the default; `excludes` wins over both.
    */
   configurableHeaders?: { includes?: string[]; excludes?: string[] };
+  /** Runs may not ask for a webhook (`http.disable_webhooks`). */
+  disableWebhooks?: boolean;
+  /** What a run's `webhook` may call, and the headers it carries (langgraph.json's `webhooks`). */
+  webhooks?: RunWebhookPolicy;
 }
 
 /** `server.langgraph` as a bind takes it: on, where, and what of it. */
@@ -145,6 +150,7 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
       let protocol: ProtocolThreads | undefined;
       let socket: ProtocolSocketDeps | undefined;
       let sweep: (() => Promise<number>) | undefined;
+      let webhooks: { close(): void } | undefined;
       // The engine and its schemas load on the first request to the protocol.
       const routes = registerLazyRoutes(app, lazy, async () => {
         const loaded = (await import("./langgraph-routes.js")).langGraphRoutes(app, context, {
@@ -152,9 +158,11 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
           startedAt,
           ...(settings.records === undefined ? {} : { records: settings.records }),
           ...(settings.configurableHeaders === undefined ? {} : { configurableHeaders: settings.configurableHeaders }),
+          webhooks: { policy: settings.webhooks ?? {}, disabled: settings.disableWebhooks === true },
         });
         runs = loaded.runs;
         sweep = loaded.sweep;
+        webhooks = loaded.webhooks;
         protocol = loaded.protocol;
         socket = loaded.socket;
         return loaded.table.only(lazy);
@@ -206,6 +214,7 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
         await routes.loaded()?.catch(() => undefined);
         protocol?.close();
         await runs?.close();
+        webhooks?.close();
       });
     },
     methods,

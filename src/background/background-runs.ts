@@ -5,7 +5,7 @@ import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ProtocolLogs } from "../runs/agent/protocol-log.js";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
 import type { SharedAgentRuns } from "../runs/agent/shared-agent-runs.js";
-import type { AgentRunJob, BackgroundEventLog, EventsFrom, JobOutcome } from "../runs/jobs.js";
+import type { AgentCronJob, AgentRunJob, BackgroundEventLog, EventsFrom, JobOutcome } from "../runs/jobs.js";
 import type { RunLogger } from "../runs/prepare-run.js";
 import type { RunTracker } from "../runs/run-tracker.js";
 import type { ResponseObject } from "../wire/responses-response.js";
@@ -80,13 +80,28 @@ export class BackgroundRuns {
 
   constructor(options: BackgroundRunsOptions) {
     this.#options = options;
-    options.queue.work(
-      (job, signal, { attempt }) =>
-        "kind" in job && job.kind === "agent-run"
-          ? this.#runAgentJob(job, signal, attempt)
-          : this.#execute(job as BackgroundJob, signal, attempt),
-      options.concurrency,
+    options.queue.work((job, signal, { attempt }) => {
+      if ("kind" in job && job.kind === "agent-cron") return this.#fireCron(job);
+      return "kind" in job && job.kind === "agent-run"
+        ? this.#runAgentJob(job, signal, attempt)
+        : this.#execute(job as BackgroundJob, signal, attempt);
+    }, options.concurrency);
+  }
+
+  /** What fires the Agent Protocol's crons here (its run goes on the queue as every run does). */
+  #cronHandler: ((job: AgentCronJob) => Promise<void>) | undefined;
+
+  /** The Agent Protocol's crons fire through this handler when the shared queue gives this process a firing. */
+  handleAgentCrons(handler: (job: AgentCronJob) => Promise<void>): void {
+    this.#cronHandler = handler;
+  }
+
+  async #fireCron(job: AgentCronJob): Promise<JobOutcome> {
+    // A firing's failure is the firing's: logged, and the cron fires again on its schedule.
+    await this.#cronHandler?.(job).catch((error: unknown) =>
+      this.#options.log?.error({ err: error, cronId: job.cronId }, "a cron could not make its run"),
     );
+    return "done";
   }
 
   /** The shared queue and log, for the Agent Protocol's background runs; undefined on the embedded queue. */

@@ -1,7 +1,7 @@
 import { type Job, Queue, WaitingError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
-import { JobCancelledError, JobLostError, type JobOutcome } from "../runs/jobs.js";
+import { type AgentCronJob, type CronRepeat, JobCancelledError, JobLostError, type JobOutcome } from "../runs/jobs.js";
 import { withDeadline } from "../util/deadline.js";
 import { type BackgroundQueue, type JobHandler, jobIdOf, type QueuedJob } from "./job-queue.js";
 import { RedisEventLog } from "./redis-event-log.js";
@@ -150,6 +150,25 @@ export class BullmqQueue implements BackgroundQueue {
         removeOnFail: { age: 24 * 3_600 },
       }),
     );
+  }
+
+  /**
+   * A cron's firings, as a BullMQ job scheduler: Redis holds the schedule, so each firing is one
+   * job across every process, and a firing due while every process was down runs once one is back.
+   */
+  async schedule(cronId: string, repeat: CronRepeat, job: AgentCronJob): Promise<void> {
+    await this.#call(
+      "the background queue",
+      this.#queue.upsertJobScheduler(`agent-cron:${cronId}`, repeat, {
+        name: "agent-cron",
+        data: job,
+        opts: { attempts: 1, removeOnComplete: { age: 3_600, count: 1_000 }, removeOnFail: { age: 24 * 3_600 } },
+      }),
+    );
+  }
+
+  async unschedule(cronId: string): Promise<void> {
+    await this.#call("the background queue", this.#queue.removeJobScheduler(`agent-cron:${cronId}`));
   }
 
   async cancel(responseId: string, action?: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { type AgentRunJob, JobCancelledError, type JobOutcome } from "../runs/jobs.js";
+import { type AgentCronJob, type AgentRunJob, JobCancelledError, type JobOutcome } from "../runs/jobs.js";
 import type { RedisSessions } from "./redis-sessions.js";
 
 /** What a background job carries: enough for any worker to run it, nothing of the HTTP request. */
@@ -19,10 +19,11 @@ export interface BackgroundJob {
 }
 
 /** Whatever the queue carries: a background response, or an Agent Protocol run. */
-export type QueuedJob = BackgroundJob | AgentRunJob;
+export type QueuedJob = BackgroundJob | AgentRunJob | AgentCronJob;
 
-/** A job's id in the queue (the response's id, or the run's). */
+/** A job's id in the queue (the response's id, the run's, or the cron's). */
 export function jobIdOf(job: QueuedJob): string {
+  if ("kind" in job && job.kind === "agent-cron") return `agent-cron:${job.cronId}`;
   return "kind" in job && job.kind === "agent-run" ? job.runId : (job as BackgroundJob).responseId;
 }
 

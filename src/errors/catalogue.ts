@@ -78,7 +78,7 @@ export class StoredObjectNotFoundError extends ClientError {
 export class AgentNotFoundError extends ClientError {
   readonly status = 404;
   readonly code = "not_found";
-  constructor(kind: "assistant" | "assistant version" | "thread" | "run" | "checkpoint" | "item", id: string) {
+  constructor(kind: "assistant" | "assistant version" | "thread" | "run" | "checkpoint" | "item" | "cron", id: string) {
     const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
     super(`No ${kind} with id '${shown}' was found.`);
   }

@@ -44,6 +44,8 @@ export class ServerMetrics {
   readonly #backgroundRun: Histogram<"model">;
   readonly #webhooks: Counter<"outcome">;
   readonly #webhookAttempts: Counter<"outcome">;
+  readonly #cronFirings: Counter<"outcome">;
+  readonly #delayedRuns: Counter;
 
   constructor(sources: {
     runsInFlight: () => number;
@@ -169,6 +171,27 @@ export class ServerMetrics {
       labelNames: ["outcome"],
       registers,
     });
+    this.#cronFirings = new Counter({
+      name: "chat_serve_cron_firings_total",
+      help: "Agent Protocol cron firings by what each did: started (its run), skipped (its thread was busy), stopped (its assistant is gone).",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.#delayedRuns = new Counter({
+      name: "chat_serve_delayed_runs_total",
+      help: "Agent Protocol runs created to start later (after_seconds).",
+      registers,
+    });
+  }
+
+  /** A cron fired. */
+  cronFired(outcome: "started" | "skipped" | "stopped"): void {
+    this.#cronFirings.inc({ outcome });
+  }
+
+  /** A run was made to start later. */
+  delayedRun(): void {
+    this.#delayedRuns.inc();
   }
 
   /** A background response started its run, after waiting in the queue. */

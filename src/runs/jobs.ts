@@ -46,11 +46,29 @@ export interface AgentRunJob {
   delayMs?: number;
 }
 
+/** One firing of an Agent Protocol cron on the shared queue: the worker that takes it makes the cron's run. */
+export interface AgentCronJob {
+  kind: "agent-cron";
+  cronId: string;
+  scope: string;
+}
+
+/** When a cron fires: its cron syntax, the zone it is read in, and when it stops. */
+export interface CronRepeat {
+  pattern: string;
+  tz?: string;
+  endDate?: string;
+}
+
 /** Where an Agent Protocol run is queued and cancelled: the deployment's shared queue. */
 export interface AgentRunQueue {
   enqueue(job: AgentRunJob): Promise<void>;
   /** True when the queue had the job (waiting or running); `action` reaches its handler. */
   cancel(id: string, action?: string): Promise<boolean>;
+  /** Fires a cron on its schedule, once per firing across every process (made or replaced). */
+  schedule?(cronId: string, repeat: CronRepeat, job: AgentCronJob): Promise<void>;
+  /** Stops a cron's firings. */
+  unschedule?(cronId: string): Promise<void>;
 }
 
 /** What reading a response's events from a point found. */

@@ -1,6 +1,7 @@
 import type { A2aTaskStore } from "./a2a-tasks.js";
 import type { AgentRecords } from "./agent-records.js";
 import type { AssistantRecords } from "./assistant-records.js";
+import type { CronRecords } from "./cron-records.js";
 
 /**
  * One item as the Responses and Conversations APIs show it (a message, a function call, its
@@ -135,6 +136,8 @@ export interface ConversationStore {
   readonly agentRecords: AgentRecords;
   /** The Agent Protocol's assistants clients make (each model's system assistant is not stored). */
   readonly assistantRecords: AssistantRecords;
+  /** The Agent Protocol's crons. */
+  readonly cronRecords: CronRecords;
 
   /**
    * Stores a response, or replaces the one stored under its id (a background response is

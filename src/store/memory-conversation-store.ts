@@ -20,6 +20,7 @@ import {
   type ThreadPoint,
   UnknownCursorError,
 } from "./conversation-store.js";
+import { MemoryCronRecords } from "./cron-records.js";
 
 /** How much the in-memory store keeps: each kind is capped, the least recently used going first. */
 export interface MemoryStoreLimits {
@@ -65,6 +66,7 @@ export class MemoryConversationStore implements ConversationStore {
   readonly tasks: MemoryA2aTasks;
   readonly agentRecords = new MemoryAgentRecords();
   readonly assistantRecords = new MemoryAssistantRecords();
+  readonly cronRecords = new MemoryCronRecords();
   /** Threads left unreferenced by an eviction, for the next purge to report (when no `onEvict` takes them). */
   #evicted: ReleasedThread[] = [];
   /** Deletes the threads an eviction leaves unreferenced, at once; set by the registry that owns the checkpointers. */

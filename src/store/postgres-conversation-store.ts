@@ -17,6 +17,7 @@ import {
 import { PostgresA2aTasks } from "./postgres-a2a-tasks.js";
 import { PostgresAgentRecords } from "./postgres-agent-records.js";
 import { PostgresAssistantRecords } from "./postgres-assistant-records.js";
+import { PostgresCronRecords } from "./postgres-cron-records.js";
 import { PostgresIdempotencyKeys } from "./postgres-idempotency.js";
 import { PostgresSessionTurns } from "./postgres-session-turns.js";
 import {
@@ -49,6 +50,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly tasks: PostgresA2aTasks;
   readonly agentRecords: PostgresAgentRecords;
   readonly assistantRecords: PostgresAssistantRecords;
+  readonly cronRecords: PostgresCronRecords;
 
   constructor(pool: pg.Pool, schema = "public") {
     this.#pool = pool;
@@ -63,6 +65,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#sessions = new PostgresSessionTurns(pool, tables.turns);
     this.tasks = new PostgresA2aTasks(pool, tables.tasks);
     this.agentRecords = new PostgresAgentRecords(pool, { threads: tables.agentThreads, runs: tables.agentRuns });
+    this.cronRecords = new PostgresCronRecords(pool, tables.agentCrons);
     this.assistantRecords = new PostgresAssistantRecords(pool, {
       assistants: tables.agentAssistants,
       versions: tables.agentAssistantVersions,

@@ -71,6 +71,7 @@ export interface StoreTables {
   agentRuns: string;
   agentAssistants: string;
   agentAssistantVersions: string;
+  agentCrons: string;
 }
 
 export function storeTables(schema: string): StoreTables {
@@ -87,6 +88,7 @@ export function storeTables(schema: string): StoreTables {
     agentRuns: `${quoted}.chat_serve_agent_runs`,
     agentAssistants: `${quoted}.chat_serve_agent_assistants`,
     agentAssistantVersions: `${quoted}.chat_serve_agent_assistant_versions`,
+    agentCrons: `${quoted}.chat_serve_agent_crons`,
   };
 }
 
@@ -203,6 +205,14 @@ export function tableStatements(tables: StoreTables): string[] {
       version integer NOT NULL,
       record jsonb NOT NULL,
       PRIMARY KEY (scope, assistant_id, version)
+    )`,
+    // The crons: each a run made on a schedule.
+    `CREATE TABLE IF NOT EXISTS ${tables.agentCrons} (
+      scope text NOT NULL,
+      cron_id text NOT NULL,
+      record jsonb NOT NULL,
+      enabled boolean NOT NULL,
+      PRIMARY KEY (scope, cron_id)
     )`,
   ];
 }

@@ -1,5 +1,5 @@
 /** `${{ env.NAME }}` in a configured value: the variable's value, read when it is used. */
-export const ENV_TEMPLATE = /\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/gu;
+const ENV_TEMPLATE = /\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/gu;
 
 /**
  * What is wrong with a value's `${{ env.NAME }}` templates, or undefined: a variable not named

@@ -155,6 +155,22 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     assert.equal((await post("/threads/search", undefined, {})).status, 401);
   });
 
+  test("crons and assistants are their owner's: another user neither finds nor changes them", async () => {
+    const [alice, bob] = [as("token-alice"), as("token-bob")];
+    const cron = await alice.crons.create("agent", { schedule: "0 0 1 1 *", input: input("new year") });
+    assert.equal(cron.metadata.owner, "alice");
+    assert.equal(await alice.crons.count(), 1);
+    assert.equal(await bob.crons.count(), 0);
+    await assert.rejects(bob.crons.update(cron.cron_id, { enabled: false }), /404/u);
+    await assert.rejects(bob.crons.delete(cron.cron_id), /404/u);
+    await alice.crons.delete(cron.cron_id);
+    const assistant = await alice.assistants.create({ graphId: "agent", name: "Alice's" });
+    assert.equal(assistant.metadata?.owner, "alice");
+    await assert.rejects(bob.assistants.get(assistant.assistant_id), /404/u);
+    await assert.rejects(bob.assistants.update(assistant.assistant_id, { name: "Bob's now" }), /404/u);
+    assert.equal((await alice.assistants.get(assistant.assistant_id)).name, "Alice's");
+  });
+
   test("checkpointer.ttl: a thread idle past its own ttl is swept; one without stays", async () => {
     const alice = as("token-alice");
     const shortLived = await alice.threads.create({ ttl: { ttl: 0.05, strategy: "delete" } });

@@ -56,7 +56,7 @@ describe("LangGraph Studio against chat-serve", () => {
   test("`/info` answers without a user; JSON sent as text/plain is read as JSON", async () => {
     const info = await fetch(`${server.origin}/info`);
     assert.equal(info.status, 200);
-    assert.deepEqual(((await info.json()) as { flags: unknown }).flags, { assistants: true, crons: false, langsmith: false });
+    assert.deepEqual(((await info.json()) as { flags: unknown }).flags, { assistants: true, crons: true, langsmith: false });
     const found = await studio(server.origin, "/assistants/search", { metadata: { created_by: "system" }, limit: 10 });
     assert.equal(found.status, 200);
     assert.deepEqual(

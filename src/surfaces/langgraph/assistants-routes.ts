@@ -82,7 +82,7 @@ export function registerAssistantRoutes(on: RouteTable, routes: LangGraphRoutes)
     const sent = parseBody(assistantCreate, request.body, "assistant");
     const scope = await routes.scopeOf(request);
     // The project's `assistants:create` handler may add to the metadata (an owner).
-    const { filters, value } = await authorize(routes, request, "assistants:create", { ...sent });
+    const { filters, value } = await authorize(routes, request, "assistants:create", { ...sent, metadata: sent.metadata ?? {} });
     const body = parseBody(assistantCreate, value, "assistant");
     const existing = body.assistant_id == null ? undefined : await backend(() => assistants.find(scope, body.assistant_id!));
     if (existing !== undefined && !matchesFilters(existing.json.metadata as Record<string, unknown>, filters)) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AgentNotFoundError } from "../../errors/catalogue.js";
+import { AgentConflictError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { LangGraphAuth } from "../../http/langgraph-auth.js";
 import { RouteTable } from "../../http/lazy-routes.js";
 import { requestScope } from "../../http/run-request.js";
@@ -10,13 +10,17 @@ import { AgentAssistants } from "../../runs/agent/agent-assistants.js";
 import { type AgentRunRequest, backendCall, checkpointThreadId, deleteCheckpoints } from "../../runs/agent/agent-run-config.js";
 import { AgentRuns } from "../../runs/agent/agent-runs.js";
 import { AgentThreads } from "../../runs/agent/agent-threads.js";
+import type { CronScheduler } from "../../runs/agent/cron-scheduler.js";
 import { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
 import { sweepExpiredThreads } from "../../runs/agent/thread-sweeper.js";
 import { type AgentRecords, MemoryAgentRecords } from "../../store/agent-records.js";
 import type { AssistantRecords } from "../../store/assistant-records.js";
+import type { CronRecord, CronRecords } from "../../store/cron-records.js";
 import type { Usage } from "../../wire/response.js";
 import { registerAssistantRoutes } from "./assistants-routes.js";
 import { configurableHeaders } from "./configurable-headers.js";
+import { registerCronRoutes } from "./crons-routes.js";
+import { parseRunCreate } from "./langgraph-schemas.js";
 import { matchesFilter, registerProtocolRoutes } from "./protocol-routes.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
 import { checkRunWebhook, type RunWebhookPolicy, RunWebhooks } from "./run-webhooks.js";
@@ -47,6 +51,10 @@ export interface LangGraphRoutes {
   startedAt: string;
   /** Assistants: each model's system assistant and those clients make. */
   assistants: AgentAssistants;
+  /** The server's metrics, when they are on. */
+  metrics: SurfaceContext["metrics"];
+  /** Crons: where they are kept, and what fires them. */
+  crons: { records: CronRecords; scheduler: CronScheduler };
   /**
    * The run a request starts and the model it runs: its body's, with the request headers
    * `configurable_headers` passes (`config.configurable`) and its assistant's config and
@@ -69,6 +77,8 @@ export interface LangGraphSurfaceOptions {
   configurableHeaders?: { includes?: string[]; excludes?: string[] };
   /** What a run's `webhook` may call; `disabled`: runs may not ask for one. */
   webhooks?: { policy: RunWebhookPolicy; disabled: boolean };
+  /** What fires the crons (the surface's, made at start so that they fire before any request). */
+  cronScheduler: CronScheduler;
 }
 
 /**
@@ -86,6 +96,7 @@ export function langGraphRoutes(
   socket: ProtocolSocketDeps;
   sweep: () => Promise<number>;
   webhooks: RunWebhooks;
+  fireCron: (cron: CronRecord) => Promise<void>;
 } {
   const { registry } = context;
   const webhookPolicy = options.webhooks?.policy ?? {};
@@ -140,6 +151,8 @@ export function langGraphRoutes(
     limits: context.limits,
     startedAt: options.startedAt,
     assistants,
+    crons: { records: registry.store.cronRecords, scheduler: options.cronScheduler },
+    metrics: context.metrics,
     prepareRun: async (request, scope, asked) => {
       const found = await backendCall("the assistant records", context.backendTimeoutMs, () => assistants.find(scope, asked.assistantId));
       if (found === undefined || !visibleModels(registry, request.chatServeCaller).includes(found.model)) {
@@ -153,12 +166,13 @@ export function langGraphRoutes(
   on.get("/ok", async () => ({ ok: true }));
   on.get("/info", async () => ({
     version: options.version,
-    flags: { assistants: true, crons: false, langsmith: false },
+    flags: { assistants: true, crons: true, langsmith: false },
   }));
   registerAssistantRoutes(on, routes);
   registerThreadRoutes(on, routes);
   registerRunRoutes(on, routes);
   registerStoreRoutes(on, routes, registry.graphStore);
+  registerCronRoutes(on, routes);
   const socket = registerProtocolRoutes(on, routes);
   // The deployment's thread time to live: idle threads go as a DELETE would take them.
   const sweep = async () => {
@@ -175,5 +189,30 @@ export function langGraphRoutes(
       warn: (error, threadId) => app.log.warn({ err: error, threadId }, "could not delete a thread past its time to live"),
     });
   };
-  return { table: on, runs, protocol: routes.protocol, socket, sweep, webhooks };
+  /** A cron's firing: its run, on its thread or a new one; a cron whose assistant is gone is turned off, once. */
+  const fireCron = async (cron: CronRecord) => {
+    const found = await backendCall("the assistant records", context.backendTimeoutMs, () =>
+      assistants.find(cron.scope, cron.assistant_id),
+    );
+    if (found === undefined) {
+      await routes.crons.records.put({ ...cron, enabled: false, updated_at: new Date().toISOString() });
+      await options.cronScheduler.disarm(cron.scope, cron.cron_id);
+      app.log.warn({ cronId: cron.cron_id, assistantId: cron.assistant_id }, "a cron's assistant is gone: the cron is turned off");
+      context.metrics?.cronFired("stopped");
+      return;
+    }
+    const completion = cron.thread_id === null ? { on_completion: cron.on_run_completed ?? "delete" } : {};
+    const { request } = parseRunCreate({ ...cron.payload, ...completion, assistant_id: cron.assistant_id });
+    const run = AgentAssistants.runOf({ ...request, metadata: { ...request.metadata, cron_id: cron.cron_id } }, found);
+    try {
+      await runs.startInBackground(cron.scope, cron.thread_id ?? undefined, run);
+      context.metrics?.cronFired("started");
+    } catch (error) {
+      if (!(error instanceof AgentConflictError)) throw error;
+      // Its thread is still running the last firing's run (or another): this firing is skipped.
+      app.log.warn({ cronId: cron.cron_id, threadId: cron.thread_id }, "a cron's thread is busy: this firing is skipped");
+      context.metrics?.cronFired("skipped");
+    }
+  };
+  return { table: on, runs, protocol: routes.protocol, socket, sweep, webhooks, fireCron };
 }

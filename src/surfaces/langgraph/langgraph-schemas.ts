@@ -54,6 +54,46 @@ const runCreate = z.object({
   webhook: z.string().min(1).nullish(),
 });
 
+/** The times and switches of a cron beside its run's fields (`POST /runs/crons`). */
+const cronTimes = {
+  schedule: z.string("is required: when the cron fires, in cron syntax").min(1),
+  timezone: z.string().min(1).nullish(),
+  end_time: z.string().min(1).nullish(),
+  on_run_completed: z.enum(["delete", "keep"]).nullish(),
+  enabled: z.boolean().nullish(),
+};
+
+export const cronCreate = runCreate.extend(cronTimes);
+
+/** What a cron's update may change (`PATCH /runs/crons/{id}`). */
+export const cronUpdate = runCreate
+  .pick({
+    input: true,
+    metadata: true,
+    config: true,
+    context: true,
+    webhook: true,
+    interrupt_before: true,
+    interrupt_after: true,
+    stream_mode: true,
+    stream_subgraphs: true,
+    stream_resumable: true,
+    durability: true,
+  })
+  .extend({ ...cronTimes, schedule: cronTimes.schedule.nullish() });
+
+export const cronSearch = z.object({
+  assistant_id: z.string().nullish(),
+  thread_id: z.string().nullish(),
+  enabled: z.boolean().nullish(),
+  metadata: metadata.nullish(),
+  limit: z.number().int().min(1).max(1000).nullish(),
+  offset: z.number().int().min(0).nullish(),
+  sort_by: z.enum(["cron_id", "assistant_id", "thread_id", "created_at", "updated_at", "next_run_date", "end_time"]).nullish(),
+  sort_order: z.enum(["asc", "desc"]).nullish(),
+  select: z.array(z.string()).nullish(),
+});
+
 /** Parses with a schema, or throws the protocol's 422 naming the first field that is wrong. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
   const result = schema.safeParse(body ?? {});

@@ -8,6 +8,8 @@ import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { AgentRuns } from "../../runs/agent/agent-runs.js";
 import type { ProtocolThreads } from "../../runs/agent/protocol-threads.js";
 import type { AgentRecords } from "../../store/agent-records.js";
+import type { CronRecord } from "../../store/cron-records.js";
+import { wireCrons } from "./cron-wiring.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
 import type { RunWebhookPolicy } from "./run-webhooks.js";
 
@@ -90,6 +92,11 @@ const METHODS: Record<string, readonly HTTPMethods[]> = {
   "/store/items": ["GET", "PUT", "DELETE"],
   "/store/items/search": ["POST"],
   "/store/namespaces": ["POST"],
+  "/runs/crons": ["POST"],
+  "/threads/:thread_id/runs/crons": ["POST"],
+  "/runs/crons/search": ["POST"],
+  "/runs/crons/count": ["POST"],
+  "/runs/crons/:cron_id": ["PATCH", "DELETE"],
   "/threads/:thread_id/commands": ["POST"],
   "/threads/:thread_id/stream/events": ["GET", "POST"],
 };
@@ -151,9 +158,16 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
       let socket: ProtocolSocketDeps | undefined;
       let sweep: (() => Promise<number>) | undefined;
       let webhooks: { close(): void } | undefined;
+      let fireCron: ((cron: CronRecord) => Promise<void>) | undefined;
+      // Crons fire from start (their runs load the engine).
+      const cronScheduler = wireCrons(app, context, async () => {
+        await routes.load();
+        return fireCron!;
+      });
       // The engine and its schemas load on the first request to the protocol.
       const routes = registerLazyRoutes(app, lazy, async () => {
         const loaded = (await import("./langgraph-routes.js")).langGraphRoutes(app, context, {
+          cronScheduler: await cronScheduler(),
           version: settings.version,
           startedAt,
           ...(settings.records === undefined ? {} : { records: settings.records }),
@@ -163,6 +177,7 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
         runs = loaded.runs;
         sweep = loaded.sweep;
         webhooks = loaded.webhooks;
+        fireCron = loaded.fireCron;
         protocol = loaded.protocol;
         socket = loaded.socket;
         return loaded.table.only(lazy);

@@ -26,6 +26,7 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     const body = parseRunCreate(request.body);
     const scope = await routes.scopeOf(request);
     const { run, model } = await routes.prepareRun(request, scope, body.request);
+    if (run.afterSeconds !== undefined) routes.metrics?.delayedRun();
     const parsed = { ...body, request: run };
     await guardRunCreate(routes, request, scope, (request.params as { thread_id?: string }).thread_id, parsed.request);
     // Counted against the tenant's and the model's limits; its slot is given back when the run ends.

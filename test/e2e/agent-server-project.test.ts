@@ -158,7 +158,7 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
   test("crons and assistants are their owner's: another user neither finds nor changes them", async () => {
     const [alice, bob] = [as("token-alice"), as("token-bob")];
     const cron = await alice.crons.create("agent", { schedule: "0 0 1 1 *", input: input("new year") });
-    assert.equal(cron.metadata.owner, "alice");
+    assert.equal(cron.metadata?.owner, "alice");
     assert.equal(await alice.crons.count(), 1);
     assert.equal(await bob.crons.count(), 0);
     await assert.rejects(bob.crons.update(cron.cron_id, { enabled: false }), /404/u);

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { AIMessage } from "@langchain/core/messages";
 import { v7 as uuid7 } from "@langchain/core/utils/uuid";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { Client } from "@langchain/langgraph-sdk";
 import { graph as approval } from "../../demo/graphs/approval.js";
 import { graph as echo } from "../../demo/graphs/echo.js";
@@ -22,11 +24,22 @@ const textOf = (message: unknown) => {
 let server: TestServer;
 let client: Client;
 
+/** A parent whose one node is a subgraph of two steps: the subgraph keeps its own checkpoints. */
+const inner = new StateGraph(MessagesAnnotation)
+  .addNode("draft", () => ({ messages: [new AIMessage("drafted")] }))
+  .addNode("polish", () => ({ messages: [new AIMessage("polished")] }))
+  .addEdge(START, "draft")
+  .addEdge("draft", "polish")
+  .addEdge("polish", END)
+  .compile();
+const nested = new StateGraph(MessagesAnnotation).addNode("writer", inner).addEdge(START, "writer").addEdge("writer", END).compile();
+
 before(async () => {
   server = await startTestServer(
     {
       echo: { graph: echo, description: "Echo", streamableNodeNames: ["respond"] },
       memory: { graph: memory, description: "Remembers", threads: true },
+      nested: { graph: nested, description: "A graph with a subgraph" },
       approval: {
         graph: approval,
         description: "Asks first",
@@ -182,6 +195,113 @@ describe("protocol v2 over HTTP and SSE", () => {
     assert.equal(again.status, 200);
     assert.equal(again.body.type, "error");
     assert.equal(again.body.error, "no_such_run");
+    await thread.close();
+  });
+});
+
+describe("protocol v2: time travel, injected input, answered interrupts, subgraphs", () => {
+  test("state.listCheckpoints and state.fork: a run from an earlier checkpoint branches the thread", async () => {
+    const thread = client.threads.stream({ assistantId: "memory" });
+    const first = thread.values;
+    await thread.run.start({ input: user("my name is Ada") });
+    await first;
+    await thread.run.start({ input: user("my name is Bob") });
+    await eventually(async () => {
+      const state = (await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] } };
+      assert.equal(state.values.messages.length, 4);
+    }, 5_000);
+    const { checkpoints } = (await thread.state.listCheckpoints({ limit: 20 })) as {
+      checkpoints: { id: string; step: number; timestamp: string }[];
+    };
+    assert.ok(checkpoints.length >= 4);
+    assert.ok(
+      checkpoints.every((checkpoint, index) => index === 0 || checkpoint.step <= checkpoints[index - 1]!.step),
+      "newest first",
+    );
+    // The checkpoint at the end of the first run: the state that holds one answer.
+    const history = await client.threads.getHistory(thread.threadId, { limit: 20 });
+    const afterFirst = history.find((state) => (state.values as { messages: unknown[] }).messages.length === 2 && state.next.length === 0)!
+      .checkpoint.checkpoint_id!;
+    assert.ok(checkpoints.some((checkpoint) => checkpoint.id === afterFirst));
+    const page = (await thread.state.listCheckpoints({ limit: 2, before: checkpoints[1]!.id })) as { checkpoints: { id: string }[] };
+    assert.deepEqual(
+      page.checkpoints.map((checkpoint) => checkpoint.id),
+      checkpoints.slice(2, 4).map((checkpoint) => checkpoint.id),
+    );
+
+    // The `checkpoints` channel names each state's checkpoint and parent: what useStream builds branches from.
+    const envelopes = await events(thread.threadId, { channels: ["lifecycle", "checkpoints"] }, "completed");
+    const named = envelopes.filter((event) => event.event === "checkpoints").map((event) => event.data.params.data);
+    assert.ok(named.some((checkpoint) => checkpoint.id === afterFirst && typeof checkpoint.parent_id === "string"), JSON.stringify(named));
+
+    const forked = (await thread.state.fork({ checkpoint_id: afterFirst, input: user("what is my name?") })) as {
+      run_id: string;
+      thread_id: string;
+    };
+    assert.equal(forked.thread_id, thread.threadId);
+    let messages: unknown[] = [];
+    await eventually(async () => {
+      messages = ((await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] } }).values.messages;
+      assert.equal(messages.length, 4);
+      assert.match(textOf(messages.at(-1)), /what is my name/u);
+    }, 5_000);
+    // The branch knows Ada, not Bob: Bob was said on the other branch.
+    assert.match(textOf(messages.at(-1)), /"my name is Ada"/u);
+    assert.doesNotMatch(textOf(messages.at(-1)), /Bob/u);
+
+    const elsewhere = await command(thread.threadId, {
+      id: 7,
+      method: "state.fork",
+      params: { checkpoint_id: "1ef00000-0000-6000-8000-000000000000" },
+    });
+    assert.equal(elsewhere.body.error, "invalid_argument");
+    assert.match(String(elsewhere.body.message), /^checkpoint_id: thread .* has no checkpoint/u);
+    await thread.close();
+  });
+
+  test("input.inject: the message reaches the graph after what it runs now", async () => {
+    const thread = client.threads.stream({ assistantId: "echo" });
+    const values = thread.values;
+    await thread.run.start({ input: user("first words") });
+    await values;
+    await thread.input.inject({ namespace: [], message: { role: "user", content: "a word in between" } });
+    await eventually(async () => {
+      const state = (await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] } };
+      assert.equal(textOf(state.values.messages.at(-1)), "a word in between");
+    }, 5_000);
+    const refused = await command(thread.threadId, { id: 8, method: "input.inject", params: { namespace: [], message: { role: "tool" } } });
+    assert.equal(refused.body.error, "invalid_argument");
+    await thread.close();
+  });
+
+  test("input.answered names the interrupts a resume answers, before its run", async () => {
+    const thread = client.threads.stream({ assistantId: "approval" });
+    const values = thread.values;
+    await thread.run.start({ input: user("ship it") });
+    await values;
+    const [asked] = thread.interrupts as { interruptId: string }[];
+    const before = await events(thread.threadId, { channels: ["lifecycle"] }, "interrupted");
+    await thread.input.respond({ namespace: [], interrupt_id: asked!.interruptId, response: "approve" });
+    const after = await events(thread.threadId, { channels: ["lifecycle", "input"], since: Number(before.at(-1)!.id) }, "completed");
+    const answered = after.findIndex((event) => event.event === "input.answered");
+    assert.deepEqual(after[answered]?.data.params.data, { interrupt_ids: [asked!.interruptId] });
+    const running = after.findIndex((event) => event.event === "lifecycle" && event.data.params.data.event === "running");
+    assert.ok(answered < running, "answered before the run that resumes it starts");
+    await thread.close();
+  });
+
+  test("state.get of a subgraph's namespace reads the subgraph's own state", async () => {
+    const thread = client.threads.stream({ assistantId: "nested" });
+    const values = thread.values;
+    await thread.run.start({ input: user("write") });
+    await values;
+    const { tree } = (await thread.agent.getTree({})) as { tree: { children?: { namespace: string[] }[] } };
+    const child = tree.children?.find((node) => node.namespace[0]?.startsWith("writer:"));
+    assert.ok(child, JSON.stringify(tree));
+    const state = (await thread.state.get({ namespace: child.namespace })) as { values: { messages: unknown[] } };
+    assert.deepEqual(state.values.messages.map(textOf).slice(-2), ["drafted", "polished"]);
+    const nowhere = await command(thread.threadId, { id: 9, method: "state.get", params: { namespace: ["nobody:1"] } });
+    assert.equal(nowhere.body.error, "invalid_argument");
     await thread.close();
   });
 });

@@ -138,6 +138,12 @@ describe("protocol v2 over a WebSocket", () => {
     const since = await command("subscription.subscribe", { channels: ["lifecycle"], since: seqs.at(-2) });
     assert.equal(since.result.replayed_events, 1);
     assert.equal((await command("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).type, "success");
+    // A reconnect restores no subscription (they live with their socket): it says what was missed and where the agents are.
+    const reconnected = await command("subscription.reconnect", { run_id: start.result.run_id, last_event_id: String(seqs.at(-2)) });
+    assert.equal(reconnected.type, "success");
+    assert.equal(reconnected.result.restored, false);
+    assert.ok(reconnected.result.missed_events >= 1);
+    assert.deepEqual(reconnected.result.current_namespaces[0], { namespace: [], status: "completed" });
     socket.close();
     await once(socket, "close");
   });
@@ -148,7 +154,6 @@ describe("protocol v2 over a WebSocket", () => {
     assert.equal(badChannel.error, "invalid_argument");
     assert.match(badChannel.message, /not a channel of the protocol/u);
     assert.equal((await command("subscription.unsubscribe", { subscription_id: "nope" })).error, "no_such_subscription");
-    assert.equal((await command("subscription.reconnect", {})).error, "not_supported");
     assert.equal((await command("time.travel", {})).error, "unknown_command");
     const unknownAssistant = await command("run.start", { assistant_id: "nobody", input: user("hi") });
     assert.equal(unknownAssistant.error, "no_such_run");

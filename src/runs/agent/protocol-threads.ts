@@ -1,4 +1,4 @@
-import { AgentInvalidBodyError } from "../../errors/catalogue.js";
+import { AgentInvalidBodyError, AgentNotFoundError, BackendUnavailableError } from "../../errors/catalogue.js";
 import type { AgentThreadRecord } from "../../store/agent-records.js";
 import { MULTITASK_STRATEGIES, type MultitaskStrategy } from "../../store/agent-records.js";
 import { interruptsOf } from "./agent-graph.js";
@@ -148,6 +148,8 @@ export class ProtocolThreads {
           return error("no_such_run", `Thread ${threadId} is not waiting on an interrupt: there is nothing to answer.`);
         const unknown = Object.keys(answers).find((id) => !pending.includes(id));
         if (unknown !== undefined) return error("invalid_argument", `The thread does not wait on interrupt ${unknown.slice(0, 80)}.`);
+        // Every client of the thread hears that these are answered, before the run that resumes them starts.
+        await this.#say(scope, threadId, "input.answered", { interrupt_ids: Object.keys(answers) });
         await this.#start(assistantId, start, {
           command: {
             resume: answers,
@@ -160,11 +162,20 @@ export class ProtocolThreads {
         return success({});
       }
       case "state.get": {
-        if (Array.isArray(params.namespace) && params.namespace.length > 0) {
-          return error("not_supported", "state.get reads the thread's root graph here; a subgraph's state is part of its values.");
-        }
         const record = await threads.find(scope, threadId);
-        const state = record === undefined ? undefined : await threads.snapshot(record);
+        // A subgraph's namespace (`["child:<task id>"]`) reads that subgraph's own checkpoint.
+        const namespace = namespaceOf(params.namespace);
+        if (namespace === null) return error("invalid_argument", "state.get's namespace must be a list of strings.");
+        const state =
+          record === undefined
+            ? undefined
+            : await threads.snapshot(record, namespace === "" ? undefined : { checkpoint_ns: namespace }).catch((failure: unknown) => {
+                if (namespace === "" || failure instanceof BackendUnavailableError) throw failure;
+                return "no-such-namespace" as const;
+              });
+        // A namespace no subgraph of the thread ran at has no checkpoint: nothing was ever read there.
+        if (state === "no-such-namespace" || (namespace !== "" && state !== undefined && state.createdAt === undefined))
+          return error("invalid_argument", `No subgraph of this thread runs at namespace ${namespace.slice(0, 120)}.`);
         if (state === undefined) return error("no_such_run", "This thread has no run yet: start one with run.start.");
         const keys =
           Array.isArray(params.keys) && params.keys.every((key) => typeof key === "string") ? (params.keys as string[]) : undefined;
@@ -182,6 +193,59 @@ export class ProtocolThreads {
             : undefined;
         return success({ values: values ?? {}, ...(checkpoint === undefined ? {} : { checkpoint }) });
       }
+      case "state.listCheckpoints": {
+        const namespace = namespaceOf(params.namespace);
+        if (namespace === null) return error("invalid_argument", "state.listCheckpoints's namespace must be a list of strings.");
+        const limit =
+          typeof params.limit === "number" && Number.isInteger(params.limit) && params.limit > 0 ? Math.min(params.limit, 1000) : 10;
+        if ((await threads.find(scope, threadId)) === undefined) return success({ checkpoints: [] });
+        const history = await threads.history(scope, threadId, {
+          limit,
+          ...(typeof params.before === "string" ? { before: params.before } : {}),
+          ...(namespace === "" ? {} : { checkpoint: { checkpoint_ns: namespace } }),
+        });
+        return success({ checkpoints: history.map(checkpointSummary) });
+      }
+      case "state.fork": {
+        const checkpointId = params.checkpoint_id;
+        if (typeof checkpointId !== "string" || checkpointId === "") return error("invalid_argument", "state.fork needs a checkpoint_id.");
+        const record = await threads.find(scope, threadId);
+        const assistantId = assistantOf(record)?.graph;
+        if (assistantId === undefined) return error("no_such_run", "This thread has no run yet: start one with run.start.");
+        // A checkpoint of this thread only: another thread's is not found here.
+        const found = await threads.state(scope, threadId, { checkpoint_id: checkpointId }).then(
+          () => true,
+          (failure: unknown) => {
+            if (failure instanceof AgentNotFoundError) return false;
+            throw failure;
+          },
+        );
+        if (!found) return error("invalid_argument", `checkpoint_id: thread ${threadId} has no checkpoint ${checkpointId.slice(0, 80)}.`);
+        const config = isRecord(params.config) ? params.config : {};
+        const configurable = isRecord(config.configurable) ? config.configurable : {};
+        const run = await this.#start(assistantId, start, {
+          ...(params.input === undefined ? {} : { input: params.input }),
+          config: { ...config, configurable: { ...configurable, checkpoint_id: checkpointId, checkpoint_ns: "" } },
+          metadata: params.metadata,
+        });
+        return success({ run_id: run.run_id, thread_id: threadId });
+      }
+      case "input.inject": {
+        const message = params.message;
+        if (!isRecord(message) || (message.role !== "user" && message.role !== "system") || typeof message.content !== "string") {
+          return error("invalid_argument", 'input.inject needs a message: { role: "user" | "system", content: a string }.');
+        }
+        const assistantId = assistantOf(await threads.find(scope, threadId))?.graph;
+        if (assistantId === undefined) return error("no_such_run", "This thread has no run yet: start one with run.start.");
+        // After what runs now: the graph reads it in a run of its own, next in the thread's queue.
+        await this.#start(assistantId, start, {
+          input: { messages: [{ ...message }] },
+          config: {},
+          metadata: {},
+          multitaskStrategy: "enqueue",
+        });
+        return success({});
+      }
       case "agent.getTree": {
         const { events } = await this.#options.logs.log(scope, threadId).logged(0);
         const record = await threads.find(scope, threadId);
@@ -197,6 +261,36 @@ export class ProtocolThreads {
       default:
         return error("unknown_command", `Unknown protocol command: ${command.method.slice(0, 80)}.`);
     }
+  }
+
+  /** An event of the server's own on the thread's log (root namespace), written before this returns. */
+  async #say(scope: string, threadId: string, method: string, data: unknown): Promise<void> {
+    const log = this.#options.logs.log(scope, threadId);
+    const release = log.hold();
+    try {
+      log.push(method, [], data);
+      await log.flush();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * `subscription.reconnect` on a WebSocket: subscriptions live with their socket here, so none
+   * is restored (the client subscribes again, with `since`); how many events it missed after
+   * `last_event_id`, and each namespace's status now.
+   */
+  async reconnect(scope: string, threadId: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { events, seq } = await this.#options.logs.log(scope, threadId).logged(0);
+    const last = typeof params.last_event_id === "string" && /^\d+$/u.test(params.last_event_id) ? Number(params.last_event_id) : undefined;
+    const record = await this.#options.threads.find(scope, threadId);
+    const statuses: { namespace: string[]; status: string }[] = [];
+    const walk = (node: Record<string, unknown>) => {
+      statuses.push({ namespace: node.namespace as string[], status: String(node.status) });
+      for (const child of (node.children as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk(treeOf(events, assistantOf(record)?.graph ?? ""));
+    return { restored: false, ...(last === undefined ? {} : { missed_events: Math.max(0, seq - last) }), current_namespaces: statuses };
   }
 
   /** Starts a protocol run on the thread: its events go to the thread's log, from whichever process runs it. */
@@ -268,4 +362,25 @@ function treeOf(events: readonly LoggedProtocolEvent[], rootGraph: string): Reco
     return { namespace: node.namespace, status: node.status, graph_name: node.graphName, ...(children.length === 0 ? {} : { children }) };
   };
   return build(known.get(keyOf([]))!);
+}
+
+/** A protocol namespace as a checkpoint namespace (`""` for the root), or null when it is not a list of strings. */
+function namespaceOf(value: unknown): string | null {
+  if (value == null) return "";
+  if (!Array.isArray(value) || !value.every((part) => typeof part === "string")) return null;
+  return value.join("|");
+}
+
+/** A thread state of the history as the protocol's checkpoint summary. */
+function checkpointSummary(state: Record<string, unknown>): Record<string, unknown> {
+  const metadata = isRecord(state.metadata) ? state.metadata : {};
+  const checkpoint = isRecord(state.checkpoint) ? state.checkpoint : {};
+  const writes = isRecord(metadata.writes) ? Object.keys(metadata.writes) : [];
+  return {
+    id: checkpoint.checkpoint_id,
+    timestamp: state.created_at,
+    step: typeof metadata.step === "number" ? metadata.step : 0,
+    ...(writes[0] === undefined ? {} : { node_name: writes[0] }),
+    metadata,
+  };
 }

@@ -189,7 +189,8 @@ function serveSocket(
           return;
         }
         case "subscription.reconnect":
-          fail(command.id, "not_supported", "subscription.reconnect is not served: subscribe again with since.");
+          // Subscriptions live with their socket: none is restored; the client subscribes again with `since`.
+          answer(command.id, { type: "success", result: await protocol.reconnect(scope, threadId, params) });
           return;
         default:
           // Messages as the protocol writes them (`{ type, content, … }`), as over HTTP.

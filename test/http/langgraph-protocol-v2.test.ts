@@ -232,7 +232,10 @@ describe("protocol v2: time travel, injected input, answered interrupts, subgrap
     // The `checkpoints` channel names each state's checkpoint and parent: what useStream builds branches from.
     const envelopes = await events(thread.threadId, { channels: ["lifecycle", "checkpoints"] }, "completed");
     const named = envelopes.filter((event) => event.event === "checkpoints").map((event) => event.data.params.data);
-    assert.ok(named.some((checkpoint) => checkpoint.id === afterFirst && typeof checkpoint.parent_id === "string"), JSON.stringify(named));
+    assert.ok(
+      named.some((checkpoint) => checkpoint.id === afterFirst && typeof checkpoint.parent_id === "string"),
+      JSON.stringify(named),
+    );
 
     const forked = (await thread.state.fork({ checkpoint_id: afterFirst, input: user("what is my name?") })) as {
       run_id: string;

@@ -109,3 +109,56 @@ describe("agent-chat-ui's calls through useStream in a real browser", { skip: ch
     );
   });
 });
+
+describe("branching with useStream in a real browser: edit, regenerate, switch branch", { skip: chromium.skip }, () => {
+  let html: string;
+  before(async () => {
+    html = await bundlePage("./use-stream/branching-page.jsx", import.meta.url, "branching");
+  });
+
+  test("an edited message forks the conversation before it; the branches are switched back and forth", async () => {
+    await onPage(
+      openPage(browser, origin, { name: "branching", html, query: "assistant=memory" }),
+      "use-stream-branching",
+      async (page) => {
+        const texts = () => page.locator("#messages li .text").allTextContents();
+        const idle = () => page.locator("#status", { hasText: "idle" }).waitFor({ timeout: 10_000 });
+        await sayOnPage(page, "apples", /This is the start of our conversation/u, "ai");
+        await sayOnPage(page, "pears", /Before that you said: "apples"/u, "ai");
+        await idle();
+        const first = [
+          "apples",
+          'You said "apples". This is the start of our conversation.',
+          "pears",
+          'You said "pears". Before that you said: "apples".',
+        ];
+
+        // The second message edited: the branch forks before it, so "apples" is still remembered.
+        await page.fill("#edited", "plums");
+        await page.locator("#messages li.human .edit").nth(1).click();
+        await page
+          .locator("#messages li.ai", { hasText: 'You said "plums". Before that you said: "apples".' })
+          .waitFor({ timeout: 10_000 });
+        await idle();
+        const second = [first[0], first[1], "plums", 'You said "plums". Before that you said: "apples".'];
+        assert.deepEqual(await texts(), second);
+        const branches = page.locator("#messages li.human .branches").last();
+        assert.equal(await branches.getAttribute("data-count"), "2");
+
+        // Back to the first branch, and forward again.
+        await branches.locator(".previous").click();
+        await page.locator("#messages li.human", { hasText: "pears" }).waitFor({ timeout: 10_000 });
+        assert.deepEqual(await texts(), first);
+        await page.locator("#messages li.human .branches").last().locator(".next").click();
+        await page.locator("#messages li.human", { hasText: "plums" }).waitFor({ timeout: 10_000 });
+        assert.deepEqual(await texts(), second);
+
+        // The last answer regenerated: a second answer to the same question, in its place.
+        await page.locator("#messages li.ai .regenerate").last().click();
+        await page.locator("#messages li.ai .branches[data-count='2']").waitFor({ timeout: 10_000 });
+        await idle();
+        assert.deepEqual(await texts(), second);
+      },
+    );
+  });
+});

@@ -112,6 +112,15 @@ describe("threads", () => {
     assert.equal(history[0]?.checkpoint.checkpoint_id, written.checkpoint.checkpoint_id);
     const missing = await send("GET", `/threads/${thread.thread_id}/state/1ef00000-0000-6000-8000-000000000000`);
     assert.equal(missing.status, 404);
+    // A run from another thread's checkpoint: refused, naming the field, never run from an empty state.
+    const other = await client.threads.create();
+    const elsewhere = await send("POST", `/threads/${other.thread_id}/runs/wait`, {
+      assistant_id: "memory",
+      input: user("from where?"),
+      checkpoint_id: written.checkpoint.checkpoint_id,
+    });
+    assert.equal(elsewhere.status, 422);
+    assert.match(((await elsewhere.json()) as { detail: string }).detail, /^checkpoint_id: thread .* has no checkpoint /u);
   });
 
   test("prune: keep_latest leaves one checkpoint and the state; delete takes the thread; others' and unknown ids are not counted", async () => {

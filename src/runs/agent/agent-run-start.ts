@@ -65,6 +65,7 @@ export async function prepareRun(
       status: "idle",
     };
   }
+  await assertOwnCheckpoint(graph, request, scope, id, backend);
   // Every run says on its thread which graph and assistant ran it, as LangGraph's server does:
   // agent-chat-ui lists a graph's threads by `metadata.graph_id`.
   const assistantId = request.graphId === undefined ? assistantIdOf(model) : request.assistantId;
@@ -222,4 +223,30 @@ export async function turnOf(before: readonly LiveRun[], afterSeconds: number | 
     await setTimeout(afterSeconds * 1000, undefined, { signal }).catch(() => {});
   }
   if (signal.aborted) throw signal.reason;
+}
+
+/**
+ * A run from a checkpoint (time travel, a fork: `checkpoint_id`, `checkpoint`, or protocol v2's
+ * `forkFrom` in `config.configurable`) must name one of its own thread's: another thread's, or
+ * none at all, would start it from an empty state without a word. The client's 422 otherwise.
+ */
+async function assertOwnCheckpoint(
+  graph: AgentGraph,
+  request: AgentRunRequest,
+  scope: string,
+  threadId: string,
+  backend: Backend,
+): Promise<void> {
+  const configurable = request.config.configurable ?? {};
+  const checkpointId = request.checkpoint?.checkpoint_id ?? configurable.checkpoint_id;
+  if (typeof checkpointId !== "string" || checkpointId === "") return;
+  const namespace = request.checkpoint?.checkpoint_ns ?? configurable.checkpoint_ns ?? "";
+  const saver = graph.checkpointer as BaseCheckpointSaver | undefined;
+  if (saver === undefined || typeof saver.getTuple !== "function") return;
+  const config = {
+    configurable: { thread_id: checkpointThreadId(scope, threadId), checkpoint_ns: namespace, checkpoint_id: checkpointId },
+  };
+  const found = await backend("the checkpointer", () => saver.getTuple(config));
+  if (found === undefined)
+    throw new AgentInvalidBodyError(`checkpoint_id: thread ${threadId} has no checkpoint ${checkpointId.slice(0, 80)}.`);
 }

@@ -32,6 +32,15 @@ const inner = new StateGraph(MessagesAnnotation)
   .addEdge("draft", "polish")
   .addEdge("polish", END)
   .compile();
+/** Echoes the last message after 400 ms: a run that is still running when a client injects. */
+const slow = new StateGraph(MessagesAnnotation)
+  .addNode("answer", async (state) => {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    return { messages: [new AIMessage(`heard: ${textOf(state.messages.at(-1))}`)] };
+  })
+  .addEdge(START, "answer")
+  .addEdge("answer", END)
+  .compile();
 const nested = new StateGraph(MessagesAnnotation).addNode("writer", inner).addEdge(START, "writer").addEdge("writer", END).compile();
 
 before(async () => {
@@ -40,6 +49,7 @@ before(async () => {
       echo: { graph: echo, description: "Echo", streamableNodeNames: ["respond"] },
       memory: { graph: memory, description: "Remembers", threads: true },
       nested: { graph: nested, description: "A graph with a subgraph" },
+      slow: { graph: slow, description: "Answers after a while" },
       approval: {
         graph: approval,
         description: "Asks first",
@@ -262,16 +272,20 @@ describe("protocol v2: time travel, injected input, answered interrupts, subgrap
     await thread.close();
   });
 
-  test("input.inject: the message reaches the graph after what it runs now", async () => {
-    const thread = client.threads.stream({ assistantId: "echo" });
-    const values = thread.values;
+  test("input.inject into a running run: the message reaches the graph right after what it runs now", async () => {
+    const thread = client.threads.stream({ assistantId: "slow" });
     await thread.run.start({ input: user("first words") });
-    await values;
+    // Still running: the injected message waits its turn, then the graph hears it.
     await thread.input.inject({ namespace: [], message: { role: "user", content: "a word in between" } });
     await eventually(async () => {
       const state = (await thread.state.get({ namespace: [] })) as { values: { messages: unknown[] } };
-      assert.equal(textOf(state.values.messages.at(-1)), "a word in between");
-    }, 5_000);
+      assert.deepEqual(state.values.messages.map(textOf), [
+        "first words",
+        "heard: first words",
+        "a word in between",
+        "heard: a word in between",
+      ]);
+    }, 10_000);
     const refused = await command(thread.threadId, { id: 8, method: "input.inject", params: { namespace: [], message: { role: "tool" } } });
     assert.equal(refused.body.error, "invalid_argument");
     await thread.close();

@@ -295,6 +295,44 @@ for (const { name, skip, make } of implementations) {
       assert.deepEqual(await records.versions("a", assistantId), []);
       assert.deepEqual(await records.list("a"), []);
     });
+
+    test("crons: per scope, replaced whole, the enabled ones of every scope listed for the timers, deleted", async () => {
+      const store = await make();
+      const records = store.cronRecords;
+      const cron = {
+        cron_id: randomUUID(),
+        scope: "a",
+        assistant_id: "told",
+        thread_id: null,
+        schedule: "0 9 * * *",
+        timezone: "Europe/Paris",
+        end_time: null,
+        on_run_completed: "delete" as const,
+        payload: { input: { messages: [] } },
+        metadata: { team: "blue" },
+        enabled: true,
+        user_id: null,
+        created_at: "2026-12-01T00:00:00.000Z",
+        updated_at: "2026-12-01T00:00:00.000Z",
+      };
+      const other = { ...cron, cron_id: randomUUID(), scope: "b", enabled: false };
+      await records.put(cron);
+      await records.put(other);
+      assert.deepEqual(await records.get("a", cron.cron_id), cron);
+      assert.equal(await records.get("b", cron.cron_id), undefined, "another scope's");
+      const enabled = (await records.enabled()).map((record) => record.cron_id);
+      assert.ok(enabled.includes(cron.cron_id) && !enabled.includes(other.cron_id));
+      await records.put({ ...cron, enabled: false, schedule: "0 10 * * *" });
+      assert.equal((await records.get("a", cron.cron_id))?.schedule, "0 10 * * *");
+      assert.ok(!(await records.enabled()).some((record) => record.cron_id === cron.cron_id), "disabled: no timer");
+      assert.deepEqual(
+        (await records.list("b")).map((record) => record.cron_id),
+        [other.cron_id],
+      );
+      assert.equal(await records.delete("b", cron.cron_id), false);
+      assert.equal(await records.delete("a", cron.cron_id), true);
+      assert.deepEqual(await records.list("a"), []);
+    });
   });
 }
 

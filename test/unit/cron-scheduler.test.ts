@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CronScheduler, checkCronTimes, nextFiring } from "../../src/runs/agent/cron-scheduler.js";
+import { type CronRecord, MemoryCronRecords } from "../../src/store/cron-records.js";
+import { eventually } from "../helpers/eventually.js";
+
+// The crons' scheduler without a shared queue: a timer per enabled cron, armed again after each
+// firing, none left once closed; and the checks of what a client sends for a cron's times.
+
+const cron = (fields: Partial<CronRecord> = {}): CronRecord => ({
+  cron_id: "c1",
+  scope: "a",
+  assistant_id: "echo",
+  thread_id: null,
+  schedule: "* * * * * *",
+  timezone: null,
+  end_time: null,
+  on_run_completed: "delete",
+  payload: {},
+  metadata: {},
+  enabled: true,
+  user_id: null,
+  created_at: "2026-12-01T00:00:00.000Z",
+  updated_at: "2026-12-01T00:00:00.000Z",
+  ...fields,
+});
+
+test("the next firing follows the schedule in its zone, and none after the end", () => {
+  const after = new Date("2026-12-01T07:30:00.000Z");
+  assert.equal(nextFiring(cron({ schedule: "0 9 * * *", timezone: "Europe/Paris" }), after)?.toISOString(), "2026-12-01T08:00:00.000Z");
+  assert.equal(nextFiring(cron({ schedule: "0 9 * * *" }), after)?.toISOString(), "2026-12-01T09:00:00.000Z");
+  assert.equal(nextFiring(cron({ schedule: "0 9 * * *", end_time: "2026-12-01T08:00:00.000Z" }), after), undefined);
+});
+
+test("what a client sends is checked, each mistake naming its field", () => {
+  assert.throws(() => checkCronTimes({ schedule: "* * *" }), /schedule: '\* \* \*' is not a cron expression/u);
+  assert.throws(() => checkCronTimes({ schedule: "61 * * * *" }), /schedule: '61 \* \* \* \*' is not a cron expression/u);
+  assert.throws(() => checkCronTimes({ timezone: "Nowhere/City" }), /timezone: 'Nowhere\/City' is not an IANA time zone/u);
+  assert.throws(() => checkCronTimes({ end_time: "tomorrow" }), /end_time: 'tomorrow' is not a date/u);
+  checkCronTimes({ schedule: "*/5 * * * *", timezone: "America/New_York", end_time: "2027-01-01T00:00:00Z" });
+});
+
+test("a timer per enabled cron fires it and arms again; a disabled one has none; closed, none is left", async () => {
+  const records = new MemoryCronRecords();
+  const fired: string[] = [];
+  const scheduler = new CronScheduler({ records, fire: async (record) => void fired.push(record.cron_id) });
+  await records.put(cron());
+  await records.put(cron({ cron_id: "off", enabled: false }));
+  await scheduler.start();
+  assert.equal(scheduler.armed, 1);
+  await eventually(async () => assert.ok(fired.length >= 2, `fired ${fired.length}`), 5_000, 100);
+  assert.ok(fired.every((id) => id === "c1"));
+  await scheduler.arm(cron({ enabled: false }));
+  assert.equal(scheduler.armed, 0, "disabled: its timer goes");
+  await scheduler.arm(cron());
+  assert.equal(scheduler.armed, 1);
+  scheduler.close();
+  assert.equal(scheduler.armed, 0);
+});

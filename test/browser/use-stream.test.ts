@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { Client } from "@langchain/langgraph-sdk";
 import type { Browser, Page } from "playwright-core";
 import {
   bundlePage,
@@ -160,5 +161,47 @@ describe("branching with useStream in a real browser: edit, regenerate, switch b
         assert.deepEqual(await texts(), second);
       },
     );
+  });
+});
+
+describe("forking with @langchain/react (protocol v2) in a real browser", { skip: chromium.skip }, () => {
+  let html: string;
+  before(async () => {
+    html = await bundlePage("./use-stream/fork-page.jsx", import.meta.url, "fork");
+  });
+
+  test("an answer regenerated from the checkpoint it was first seen on: a new answer in its place, the thread branched", async () => {
+    await onPage(openPage(browser, origin, { name: "fork", html, query: "assistant=memory" }), "react-use-stream-fork", async (page) => {
+      await sayOnPage(page, "apples", /This is the start of our conversation/u, "ai");
+      await sayOnPage(page, "pears", /Before that you said: "apples"/u, "ai");
+      const answer = page.locator("#messages li.ai").last();
+      const before = await answer.textContent();
+      await page.locator("#regenerate").waitFor({ timeout: 10_000 });
+      await page.click("#regenerate");
+      await page
+        .locator("#status", { hasText: "loading" })
+        .waitFor({ timeout: 10_000 })
+        .catch(() => {});
+      await page.locator("#regenerate").waitFor({ timeout: 10_000 });
+      assert.deepEqual(await page.locator("#messages li").allTextContents(), [
+        "apples",
+        'You said "apples". This is the start of our conversation.',
+        "pears",
+        before,
+      ]);
+      // The server's thread: the regenerated answer on a branch of its own, the first one still in its history.
+      const threadId = await page.evaluate(
+        () =>
+          new URL(
+            performance
+              .getEntriesByType("resource")
+              .map((entry) => entry.name)
+              .find((name) => name.includes("/threads/"))!,
+          ).pathname.split("/")[2],
+      );
+      const history = await new Client({ apiUrl: origin }).threads.getHistory(threadId!, { limit: 50 });
+      const answers = history.filter((state) => (state.values as { messages?: unknown[] }).messages?.length === 4);
+      assert.ok(answers.length >= 2, `two states that end with an answer to "pears", one per branch (${answers.length})`);
+    });
   });
 });

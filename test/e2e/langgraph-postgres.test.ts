@@ -185,17 +185,6 @@ describe("the Agent Protocol's background runs on the shared queue", { skip, tim
     assert.equal((await a.runs.get(thread.thread_id, cancelled.run_id)).status, "interrupted");
     assert.equal((await a.threads.get(thread.thread_id)).status, "idle");
 
-    // A delayed run with a webhook waits in Redis: it outlives both processes, and a third runs it once.
-    const receiver = await startReceiver();
-    cleanups.push(() => receiver.close());
-    const later = await a.threads.create();
-    const delayed = await a.runs.create(later.thread_id, "slow", {
-      input: user("later"),
-      afterSeconds: 2,
-      webhook: `${receiver.url}/ended`,
-    });
-    assert.equal((await b.runs.get(later.thread_id, delayed.run_id)).status, "pending");
-
     // Both processes killed while it runs: a third takes it over and finishes it.
     const orphan = await b.runs.create(thread.thread_id, "slow", { input: user("survive") });
     await eventually(
@@ -205,6 +194,18 @@ describe("the Agent Protocol's background runs on the shared queue", { skip, tim
       10_000,
       50,
     );
+    // A delayed run with a webhook waits in Redis: it outlives both processes, and a third runs it once.
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const later = await a.threads.create();
+    const delayed = await a.runs.create(later.thread_id, "slow", {
+      input: user("later"),
+      afterSeconds: 3,
+      webhook: `${receiver.url}/ended`,
+    });
+    assert.equal((await b.runs.get(later.thread_id, delayed.run_id)).status, "pending");
+    // Killed at once, before it is due: no process of these two can have started it.
+
     await Promise.all([one.stop("SIGKILL"), two.stop("SIGKILL")]);
     const third = await start();
     const c = new Client({ apiUrl: new URL(third.baseURL).origin });

@@ -21,6 +21,8 @@ export interface CronRecord {
   user_id: string | null;
   created_at: string;
   updated_at: string;
+  /** When its last firing was due (not shown to clients): a firing is made once, by the process that marks it. */
+  last_fired_at?: string;
 }
 
 /** Where the Agent Protocol keeps its crons, scoped to a tenant. */
@@ -34,6 +36,8 @@ export interface CronRecords {
   list(scope: string): Promise<CronRecord[]>;
   /** Every enabled cron of every scope (what a process's timers fire, without the shared queue). */
   enabled(): Promise<CronRecord[]>;
+  /** Marks the firing due at `due` as made; false when it was already (another process's). */
+  claimFiring(scope: string, cronId: string, due: string): Promise<boolean>;
 }
 
 /** How many crons the in-memory records keep. */
@@ -69,5 +73,12 @@ export class MemoryCronRecords implements CronRecords {
 
   async enabled(): Promise<CronRecord[]> {
     return [...this.#crons.values()].filter((record) => record.enabled).map((record) => copyData(record));
+  }
+
+  async claimFiring(scope: string, cronId: string, due: string): Promise<boolean> {
+    const record = this.#crons.get(keyOf(scope, cronId));
+    if (record === undefined || (record.last_fired_at !== undefined && record.last_fired_at >= due)) return false;
+    record.last_fired_at = due;
+    return true;
   }
 }

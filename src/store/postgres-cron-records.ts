@@ -43,6 +43,16 @@ export class PostgresCronRecords implements CronRecords {
     return rows.map((row) => row.record);
   }
 
+  async claimFiring(scope: string, cronId: string, due: string): Promise<boolean> {
+    // One statement: of the processes that mark the same firing, one changes the row.
+    const { rowCount } = await this.#query(
+      `UPDATE ${this.table} SET record = jsonb_set(record, '{last_fired_at}', to_jsonb($3::text))
+       WHERE scope = $1 AND cron_id = $2 AND COALESCE(record->>'last_fired_at', '') < $3`,
+      [scope, cronId, due],
+    );
+    return rowCount === 1;
+  }
+
   async enabled(): Promise<CronRecord[]> {
     const { rows } = await this.#query<{ record: CronRecord }>(`SELECT record FROM ${this.table} WHERE enabled`, []);
     return rows.map((row) => row.record);

@@ -329,6 +329,11 @@ for (const { name, skip, make } of implementations) {
         (await records.list("b")).map((record) => record.cron_id),
         [other.cron_id],
       );
+      // A firing is marked once: the second mark of the same time (another process's) is refused.
+      assert.equal(await records.claimFiring("a", cron.cron_id, "2026-12-01T09:00:00.000Z"), true);
+      assert.equal(await records.claimFiring("a", cron.cron_id, "2026-12-01T09:00:00.000Z"), false);
+      assert.equal(await records.claimFiring("a", cron.cron_id, "2026-12-01T10:00:00.000Z"), true);
+      assert.equal(await records.claimFiring("b", cron.cron_id, "2026-12-01T11:00:00.000Z"), false, "another scope's");
       assert.equal(await records.delete("b", cron.cron_id), false);
       assert.equal(await records.delete("a", cron.cron_id), true);
       assert.deepEqual(await records.list("a"), []);

@@ -57,3 +57,23 @@ test("a timer per enabled cron fires it and arms again; a disabled one has none;
   scheduler.close();
   assert.equal(scheduler.armed, 0);
 });
+
+test("two processes on one store: each firing is made by the one that marks it first, never twice", async () => {
+  const records = new MemoryCronRecords();
+  await records.put(cron());
+  const fired: string[] = [];
+  const make = (name: string) =>
+    new CronScheduler({
+      records,
+      fire: async () => void fired.push(name),
+      claim: (record, due) => records.claimFiring(record.scope, record.cron_id, due),
+    });
+  const [one, two] = [make("one"), make("two")];
+  await Promise.all([one.start(), two.start()]);
+  const started = Date.now();
+  await eventually(async () => assert.ok(fired.length >= 3, `fired ${fired.length}`), 8_000, 100);
+  one.close();
+  two.close();
+  const seconds = (Date.now() - started) / 1000;
+  assert.ok(fired.length <= Math.ceil(seconds) + 1, `${fired.length} firings in ${seconds.toFixed(1)} s of a cron firing every second`);
+});

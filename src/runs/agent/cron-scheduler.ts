@@ -64,6 +64,7 @@ export class CronScheduler {
   readonly #fire: (cron: CronRecord) => Promise<void>;
   readonly #queue: Pick<AgentRunQueue, "schedule" | "unschedule"> | undefined;
   readonly #log: { warn(object: Record<string, unknown>, message: string): void } | undefined;
+  readonly #claim: ((cron: CronRecord, due: string) => Promise<boolean>) | undefined;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   #closed = false;
 
@@ -72,11 +73,17 @@ export class CronScheduler {
     fire: (cron: CronRecord) => Promise<void>;
     queue?: Pick<AgentRunQueue, "schedule" | "unschedule">;
     log?: { warn(object: Record<string, unknown>, message: string): void };
+    /**
+     * Without the shared queue, several processes on one store each arm every cron: a firing is
+     * made by the one that claims it first (the records keep the time of its last firing).
+     */
+    claim?: (cron: CronRecord, due: string) => Promise<boolean>;
   }) {
     this.#records = options.records;
     this.#fire = options.fire;
     this.#queue = options.queue?.schedule === undefined ? undefined : options.queue;
     this.#log = options.log;
+    this.#claim = options.claim;
   }
 
   /** Arms every enabled cron of the records (without the shared queue: Redis keeps its own). */
@@ -139,7 +146,8 @@ export class CronScheduler {
     const cron = await this.#records.get(armed.scope, armed.cron_id).catch(() => armed);
     if (cron === undefined || !cron.enabled || this.#closed) return;
     try {
-      if (Date.now() >= due.getTime()) await this.#fire(cron);
+      if (Date.now() >= due.getTime() && (this.#claim === undefined || (await this.#claim(cron, due.toISOString()))))
+        await this.#fire(cron);
     } catch (error) {
       this.#log?.warn({ err: error, cronId: cron.cron_id }, "a cron could not make its run; it fires again on its schedule");
     } finally {

@@ -26,6 +26,9 @@ export function wireCrons(
           fire: async (cron) => (await fire())(cron),
           ...(queue === undefined ? {} : { queue }),
           log: app.log,
+          // A firing is one process's, whatever the number on this store: the first to mark it in the records.
+          claim: (cron, due) =>
+            backendCall("the cron records", context.backendTimeoutMs, () => records.claimFiring(cron.scope, cron.cron_id, due)),
         }),
     ));
   // A firing of the shared queue: the cron's run, made here.

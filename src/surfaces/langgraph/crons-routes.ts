@@ -24,7 +24,7 @@ function payloadOf(body: Record<string, unknown>): Record<string, unknown> {
 
 /** A cron as the protocol shows it: its record without the tenant, and when it fires next (null when it will not). */
 function cronJson(record: CronRecord): Record<string, unknown> {
-  const { scope: _scope, ...shown } = record;
+  const { scope: _scope, last_fired_at: _fired, ...shown } = record;
   const next = record.enabled ? nextFiring(record) : undefined;
   return { ...shown, next_run_date: next?.toISOString() ?? null };
 }

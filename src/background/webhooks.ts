@@ -20,6 +20,23 @@ export interface WebhookTarget {
   timeoutMs?: number;
 }
 
+/**
+ * What run webhooks may call, and what they carry (langgraph.json's `webhooks`): `requireHttps`,
+ * `allowedDomains` (exact hosts, or `*.example.com` for its subdomains), `allowedPorts`,
+ * `maxUrlLength` (default 4096), `disableLoopback` (no paths on this server), and `headers`
+ * sent with every delivery, whose `${{ env.NAME }}` templates read variables named with
+ * `envPrefix` (default `LG_WEBHOOK_`; checked at start).
+ */
+export interface RunWebhookPolicy {
+  requireHttps?: boolean;
+  allowedDomains?: string[];
+  allowedPorts?: number[];
+  maxUrlLength?: number;
+  disableLoopback?: boolean;
+  headers?: Record<string, string>;
+  envPrefix?: string;
+}
+
 /** Where one delivery goes: a URL, signed when there is a secret, with headers of its own. */
 interface DeliveryTarget {
   url: string;

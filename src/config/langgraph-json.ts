@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
+import type { RunWebhookPolicy } from "../background/webhooks.js";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
 import type { CorsSettings } from "../http/cors.js";
@@ -160,15 +161,7 @@ export interface LangGraphProject {
   /** `store.index`: the semantic index of LangGraph's store (`embed` relative to the file's folder, or `provider:model`). */
   storeIndex?: { embed: string; dims: number; fields?: string[] };
   /** `webhooks`: what a run's webhook may call and the headers it carries, in a config's names. */
-  webhooks?: {
-    requireHttps?: boolean;
-    allowedDomains?: string[];
-    allowedPorts?: number[];
-    maxUrlLength?: number;
-    disableLoopback?: boolean;
-    headers?: Record<string, string>;
-    envPrefix?: string;
-  };
+  webhooks?: RunWebhookPolicy;
   /** `auth`: the project's `Auth` (`./auth.ts:auth`, relative to the file's folder) and Studio's way in. */
   auth?: { path: string; disableStudioAuth: boolean };
 }

@@ -45,3 +45,15 @@ export function parseSse(body: string): unknown[] {
     .map((frame) => frame.slice("data: ".length))
     .map((data) => (data === "[DONE]" ? data : JSON.parse(data)));
 }
+
+/** Two tenants' keys, for tests that show each sees only its own. */
+export const TWO_TENANTS = {
+  a: "tenant-a-key-0123456789",
+  b: "tenant-b-key-0123456789",
+  auth: {
+    keys: [
+      { key: "tenant-a-key-0123456789", tenant: "a" },
+      { key: "tenant-b-key-0123456789", tenant: "b" },
+    ],
+  },
+};

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
 import { type LangGraphRunnableConfig, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { Client } from "@langchain/langgraph-sdk";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { startTestServer, type TestServer, TWO_TENANTS } from "../helpers/server.js";
 
 // Assistants a client makes on the Agent Protocol, through the SDK's Client: created on a
 // graph, updated into new versions, one made current again, searched, counted and deleted;
@@ -31,12 +31,7 @@ before(async () => {
     { told: { graph: told, description: "Says its config" } },
     {
       langgraph: true,
-      auth: {
-        keys: [
-          { key: "tenant-a-key-0123456789", tenant: "a" },
-          { key: "tenant-b-key-0123456789", tenant: "b" },
-        ],
-      },
+      auth: TWO_TENANTS.auth,
     },
   );
   client = new Client({ apiUrl: server.origin, apiKey: "tenant-a-key-0123456789" });

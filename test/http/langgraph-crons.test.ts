@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { graph as echo } from "../../demo/graphs/echo.js";
 import { eventually } from "../helpers/eventually.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { startTestServer, type TestServer, TWO_TENANTS } from "../helpers/server.js";
 
 // Crons through the SDK's Client, in one process: a thread's cron fires on its schedule (a
 // sixth, seconds field keeps the test short), paused with `enabled: false`, resumed, deleted;
@@ -22,12 +22,7 @@ before(async () => {
     { echo: { graph: echo, description: "Echo" } },
     {
       langgraph: true,
-      auth: {
-        keys: [
-          { key: "tenant-a-key-0123456789", tenant: "a" },
-          { key: "tenant-b-key-0123456789", tenant: "b" },
-        ],
-      },
+      auth: TWO_TENANTS.auth,
     },
   );
   client = new Client({ apiUrl: server.origin, apiKey: "tenant-a-key-0123456789" });

@@ -4,7 +4,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { graph as echo } from "../../demo/graphs/echo.js";
 import { graph as memory } from "../../demo/graphs/memory.js";
 import { eventually } from "../helpers/eventually.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { startTestServer, type TestServer, TWO_TENANTS } from "../helpers/server.js";
 
 // Threads, their state and the store, through the SDK's `Client`; what a client gets wrong,
 // in the protocol's own shape; and tenants kept apart.
@@ -23,12 +23,7 @@ before(async () => {
     },
     {
       langgraph: true,
-      auth: {
-        keys: [
-          { key: "tenant-a-key-0123456789", tenant: "a" },
-          { key: "tenant-b-key-0123456789", tenant: "b" },
-        ],
-      },
+      auth: TWO_TENANTS.auth,
     },
   );
   client = new Client({ apiUrl: server.origin, apiKey: "tenant-a-key-0123456789" });

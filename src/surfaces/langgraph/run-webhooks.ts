@@ -1,27 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { isIP } from "node:net";
-import { WebhookSender, type WebhookSenderOptions } from "../../background/webhooks.js";
+import { type RunWebhookPolicy, WebhookSender, type WebhookSenderOptions } from "../../background/webhooks.js";
+
+export type { RunWebhookPolicy } from "../../background/webhooks.js";
+
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { AgentRunRecord } from "../../store/agent-records.js";
 import { fillEnvTemplates } from "../../util/env-template.js";
-
-/**
- * What run webhooks may call, and what they carry (langgraph.json's `webhooks`): `requireHttps`,
- * `allowedDomains` (exact hosts, or `*.example.com` for its subdomains), `allowedPorts`,
- * `maxUrlLength` (default 4096), `disableLoopback` (no paths on this server), and `headers`
- * sent with every delivery, whose `${{ env.NAME }}` templates read variables named with
- * `envPrefix` (default `LG_WEBHOOK_`; checked at start).
- */
-export interface RunWebhookPolicy {
-  requireHttps?: boolean;
-  allowedDomains?: string[];
-  allowedPorts?: number[];
-  maxUrlLength?: number;
-  disableLoopback?: boolean;
-  headers?: Record<string, string>;
-  envPrefix?: string;
-}
 
 /** A literal address no webhook may reach: link-local (cloud metadata endpoints live there). */
 function linkLocal(host: string): boolean {

@@ -7,10 +7,14 @@ import type { AssistantRecord, AssistantRecords } from "./assistant-records.js";
  * one table, every version in another, keyed by scope. Every process reads what another wrote.
  */
 export class PostgresAssistantRecords implements AssistantRecords {
+  readonly tables: { assistants: string; versions: string };
+
   constructor(
     readonly pool: pg.Pool,
-    readonly tables: { assistants: string; versions: string },
-  ) {}
+    tables: { agentAssistants: string; agentAssistantVersions: string },
+  ) {
+    this.tables = { assistants: tables.agentAssistants, versions: tables.agentAssistantVersions };
+  }
 
   async #query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     try {

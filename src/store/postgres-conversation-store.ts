@@ -66,10 +66,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.tasks = new PostgresA2aTasks(pool, tables.tasks);
     this.agentRecords = new PostgresAgentRecords(pool, { threads: tables.agentThreads, runs: tables.agentRuns });
     this.cronRecords = new PostgresCronRecords(pool, tables.agentCrons);
-    this.assistantRecords = new PostgresAssistantRecords(pool, {
-      assistants: tables.agentAssistants,
-      versions: tables.agentAssistantVersions,
-    });
+    this.assistantRecords = new PostgresAssistantRecords(pool, tables);
   }
 
   async setup(): Promise<void> {

@@ -1,7 +1,9 @@
 import { CronExpressionParser } from "cron-parser";
 import { AgentInvalidBodyError } from "../../errors/catalogue.js";
 import type { CronRecord, CronRecords } from "../../store/cron-records.js";
+import { DEFAULT_BACKEND_TIMEOUT_MS } from "../../util/deadline.js";
 import type { AgentCronJob, AgentRunQueue } from "../jobs.js";
+import { backendCall } from "./agent-run-config.js";
 
 /** The longest a timer may wait (node's limit, about 24.8 days): a later firing is looked at again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -65,6 +67,8 @@ export class CronScheduler {
   readonly #queue: Pick<AgentRunQueue, "schedule" | "unschedule"> | undefined;
   readonly #log: { warn(object: Record<string, unknown>, message: string): void } | undefined;
   readonly #claim: ((cron: CronRecord, due: string) => Promise<boolean>) | undefined;
+  /** Each call to the records, under the server's deadline. */
+  readonly #call: <T>(operation: () => Promise<T>) => Promise<T>;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   #closed = false;
 
@@ -78,18 +82,21 @@ export class CronScheduler {
      * made by the one that claims it first (the records keep the time of its last firing).
      */
     claim?: (cron: CronRecord, due: string) => Promise<boolean>;
+    /** The deadline of each call to the records (default 2 s). */
+    timeoutMs?: number;
   }) {
     this.#records = options.records;
     this.#fire = options.fire;
     this.#queue = options.queue?.schedule === undefined ? undefined : options.queue;
     this.#log = options.log;
     this.#claim = options.claim;
+    this.#call = (operation) => backendCall("the cron records", options.timeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS, operation);
   }
 
   /** Arms every enabled cron of the records (without the shared queue: Redis keeps its own). */
   async start(): Promise<void> {
     if (this.#queue !== undefined) return;
-    for (const cron of await this.#records.enabled()) this.#armTimer(cron);
+    for (const cron of await this.#call(() => this.#records.enabled())) this.#armTimer(cron);
   }
 
   /** Fires a cron on its schedule from now on (replacing what it had), or stops it when it is disabled. */
@@ -117,7 +124,7 @@ export class CronScheduler {
 
   /** A firing the shared queue gave this process: the cron's run, if the cron is still there and on. */
   async fired(job: AgentCronJob): Promise<void> {
-    const cron = await this.#records.get(job.scope, job.cronId);
+    const cron = await this.#call(() => this.#records.get(job.scope, job.cronId));
     if (cron === undefined || !cron.enabled) {
       // Deleted or disabled while a firing was on its way: its schedule goes too.
       await this.disarm(job.scope, job.cronId);
@@ -143,7 +150,7 @@ export class CronScheduler {
 
   /** A timer's firing: the cron as the records have it now, its run if it is due, and its next firing. */
   async #fireHere(armed: CronRecord, due: Date): Promise<void> {
-    const cron = await this.#records.get(armed.scope, armed.cron_id).catch(() => armed);
+    const cron = await this.#call(() => this.#records.get(armed.scope, armed.cron_id)).catch(() => armed);
     if (cron === undefined || !cron.enabled || this.#closed) return;
     try {
       if (Date.now() >= due.getTime() && (this.#claim === undefined || (await this.#claim(cron, due.toISOString()))))

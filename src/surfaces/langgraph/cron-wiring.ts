@@ -26,6 +26,7 @@ export function wireCrons(
           fire: async (cron) => (await fire())(cron),
           ...(queue === undefined ? {} : { queue }),
           log: app.log,
+          timeoutMs: context.backendTimeoutMs,
           // A firing is one process's, whatever the number on this store: the first to mark it in the records.
           claim: (cron, due) =>
             backendCall("the cron records", context.backendTimeoutMs, () => records.claimFiring(cron.scope, cron.cron_id, due)),
@@ -40,7 +41,10 @@ export function wireCrons(
         app.log.warn({ err: error }, "could not read the crons at start; they fire once the server restarts with the store up");
         return [];
       });
-      if (enabled.length > 0) await (await scheduler()).start();
+      if (enabled.length === 0) return;
+      await (await scheduler()).start().catch((error: unknown) => {
+        app.log.warn({ err: error }, "could not arm the crons at start; they fire once the server restarts with the store up");
+      });
     });
   }
   app.addHook("onClose", async () => (await made)?.close());

@@ -195,7 +195,8 @@ export function langGraphRoutes(
       assistants.find(cron.scope, cron.assistant_id),
     );
     if (found === undefined) {
-      await routes.crons.records.put({ ...cron, enabled: false, updated_at: new Date().toISOString() });
+      const off = { ...cron, enabled: false, updated_at: new Date().toISOString() };
+      await backendCall("the cron records", context.backendTimeoutMs, () => routes.crons.records.put(off));
       await options.cronScheduler.disarm(cron.scope, cron.cron_id);
       app.log.warn({ cronId: cron.cron_id, assistantId: cron.assistant_id }, "a cron's assistant is gone: the cron is turned off");
       context.metrics?.cronFired("stopped");

@@ -78,6 +78,17 @@ describe("crons", () => {
     await client.crons.delete(cron.cron_id);
   });
 
+  test("a cron whose assistant is deleted turns itself off at its next firing", async () => {
+    const assistant = await client.assistants.create({ graphId: "echo", name: "short-lived" });
+    const cron = await client.crons.create(assistant.assistant_id, { schedule: EVERY_SECOND, input, metadata: { kind: "orphan" } });
+    await client.assistants.delete(assistant.assistant_id);
+    await eventually(async () => {
+      const [found] = await client.crons.search({ metadata: { kind: "orphan" } });
+      assert.equal(found?.enabled, false);
+    }, 15_000);
+    await client.crons.delete(cron.cron_id);
+  });
+
   test("bad input: a schedule that is no cron expression, an unknown zone, an end that is no date, a thread not there", async () => {
     const send = async (path: string, body: Record<string, unknown>) => {
       const response = await fetch(`${server.origin}${path}`, {

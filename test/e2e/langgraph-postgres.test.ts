@@ -435,6 +435,15 @@ export const steps = new StateGraph(MessagesAnnotation)
     const tree = await command(up()[0]!, "agent.getTree");
     assert.equal(tree.result.tree.status, "completed");
     assert.equal(tree.meta.applied_through_seq >= seen.at(-1)!.seq, true);
+    // Time travel from any replica: the checkpoints listed on one, a fork made on another, from the one after step one.
+    const listed = await command(up()[0]!, "state.listCheckpoints", { limit: 20 });
+    const afterOne = (listed.result.checkpoints as { id: string; step: number }[]).find((checkpoint) => checkpoint.step === 1);
+    assert.ok(afterOne, JSON.stringify(listed.result));
+    const forked = await command(up().at(-1)!, "state.fork", { checkpoint_id: afterOne.id });
+    assert.equal(forked.type, "success", JSON.stringify(forked));
+    await eventually(async () => assert.equal(lastText((await command(up()[0]!, "state.get")).result.values), "three done"), 20_000, 100);
+    assert.equal(await count(threadId, "one"), 1, "the fork goes on after step one: step one is not run again");
+    await eventually(async () => assert.equal(await count(threadId, "three"), 2), 20_000, 100);
   });
 
   test("an MCP session across three replicas behind HAProxy: each question asked on one is answered through another", {

@@ -354,7 +354,22 @@ export const steps = new StateGraph(MessagesAnnotation)
       replicas[index] = await startOn(ports[index]!);
     }
     for (const { thread, run } of runs) {
-      await lb.runs.join(thread, run);
+      // A run that does not end within a minute fails the test with its record and the replicas' output, never a hang.
+      const joined = await lb.runs.join(thread, run, { signal: AbortSignal.timeout(60_000) }).catch((error: unknown) => error);
+      if (joined instanceof Error) {
+        const record = await lb.runs.get(thread, run).catch((error: unknown) => String(error));
+        // What every replica of the test said beyond its banner (the stopped ones too).
+        const outputs = servers
+          .map((server) =>
+            server
+              .output()
+              .split("\n")
+              .filter((line) => /warn|error|could not|fail/iu.test(line))
+              .join("\n"),
+          )
+          .join("\n---\n");
+        assert.fail(`run ${run} did not end within a minute: ${JSON.stringify(record)}\n${outputs}`);
+      }
       assert.equal((await lb.runs.get(thread, run)).status, "success", `run ${run}`);
       for (const name of ["one", "two", "three"]) assert.equal(await count(thread, name), 1, `${name} of ${run}`);
     }

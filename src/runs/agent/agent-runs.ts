@@ -272,23 +272,23 @@ export class AgentRuns {
       else this.#queues.set(key, queue);
       if (outcome === "done") {
         // A temporary thread goes with its run: whether it is busy asks nothing.
-        const busy =
-          queue.length > 0 || (job !== undefined && !record.temporary && (await othersActive(this.#options.records, this.#call, record)));
-        const ended = { status, threadStatus, failure, busy };
-        live.record = await settleRun(this.#options.records, this.#call, record, live.cancelled, run.graph, ended).catch(
-          (error: unknown) => {
-            this.#options.log?.warn(
-              { err: error, runId: record.run_id, model: run.model },
-              "could not record the end of an Agent Protocol run",
-            );
-            return live.record;
-          },
-        );
-        await job?.writer?.finish();
-        this.#options.onEnded?.(live.record, request, live.result);
-      } else {
-        await job?.writer?.leave();
+        const settle = async () => {
+          const busy =
+            queue.length > 0 || (job !== undefined && !record.temporary && (await othersActive(this.#options.records, this.#call, record)));
+          return settleRun(this.#options.records, this.#call, record, live.cancelled, run.graph, { status, threadStatus, failure, busy });
+        };
+        live.record = await settle().catch((error: unknown) => {
+          this.#options.log?.warn(
+            { err: error, runId: record.run_id, model: run.model },
+            "could not record the end of an Agent Protocol run",
+          );
+          // A queued run's end goes to another worker, which records it; one of this process's stays as it is.
+          if (job !== undefined) outcome = "handed-back";
+          return live.record;
+        });
       }
+      if (outcome !== "done") await job?.writer?.leave();
+      else await Promise.resolve(job?.writer?.finish()).then(() => this.#options.onEnded?.(live.record, request, live.result));
       // Its thread's log says how it ended once its records do (an answer to an interrupt finds the
       // thread interrupted); one that goes on elsewhere says nothing. Then the thread's next run may start.
       await (outcome === "done" ? protocol?.ended({ status, interrupted: threadStatus === "interrupted", failure }) : protocol?.leave());

@@ -200,7 +200,7 @@ describe("the Agent Protocol's background runs on the shared queue", { skip, tim
     const later = await a.threads.create();
     const delayed = await a.runs.create(later.thread_id, "slow", {
       input: user("later"),
-      afterSeconds: 3,
+      afterSeconds: 10,
       webhook: `${receiver.url}/ended`,
     });
     assert.equal((await b.runs.get(later.thread_id, delayed.run_id)).status, "pending");

@@ -299,6 +299,8 @@ export class ChatServe {
     if (this.#options.customRoutes !== undefined && this.#ownsApp)
       registerCustomRoutes(this.app, this.#options.customRoutes, this.#authenticator, this.#options.cors !== undefined);
     this.#surfaces = [...surfaces, ...(await registerSideMounts(this.app, pluginOptions, options, switchContext))];
+    // The queue is worked once every surface has said who runs its jobs.
+    background?.start();
     return this.app;
   }
 

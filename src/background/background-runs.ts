@@ -11,6 +11,7 @@ import type { RunTracker } from "../runs/run-tracker.js";
 import type { ResponseObject } from "../wire/responses-response.js";
 import type { BackgroundJob, BackgroundQueue } from "./job-queue.js";
 import type { RedisSessions } from "./redis-sessions.js";
+import type { RunWebhooks } from "./run-webhooks.js";
 import type { WebhookSender } from "./webhooks.js";
 
 /** How long a queued run whose backends did not answer waits before it goes back on the queue. */
@@ -54,6 +55,8 @@ export interface BackgroundRunsOptions {
   protocolLogs?: ProtocolLogs;
   /** Told when a background response ends (completed, incomplete, failed or cancelled). */
   webhooks?: WebhookSender;
+  /** On a process without the Agent Protocol's surface: where a queued run's `webhook` is sent from. */
+  runWebhooks?: RunWebhooks;
   metrics?: BackgroundMetrics;
 }
 
@@ -77,15 +80,27 @@ export class BackgroundRuns {
   /** Who runs the Agent Protocol's queued runs here: the surface's engine, or one made for them. */
   #agentRunner: (() => Promise<AgentJobRunner>) | undefined;
   #agentRuns: Promise<AgentJobRunner> | undefined;
+  /** The engine made here for queued runs when no surface gave one (closed with the queue). */
+  #ownEngine: Promise<AgentJobRunner & { close(): Promise<void> }> | undefined;
 
   constructor(options: BackgroundRunsOptions) {
     this.#options = options;
-    options.queue.work((job, signal, { attempt }) => {
+  }
+
+  /**
+   * Starts working the queue: called once the surfaces have said who runs their jobs
+   * (`handleAgentRuns`, `handleAgentCrons`), so that a run or firing waiting in the queue when
+   * the process starts is taken by the surface's engine (its webhooks, its metrics), never by a
+   * stand-in made before the surface was there.
+   */
+  start(): void {
+    const { queue, concurrency } = this.#options;
+    queue.work((job, signal, { attempt }) => {
       if ("kind" in job && job.kind === "agent-cron") return this.#fireCron(job);
       return "kind" in job && job.kind === "agent-run"
         ? this.#runAgentJob(job, signal, attempt)
         : this.#execute(job as BackgroundJob, signal, attempt);
-    }, options.concurrency);
+    }, concurrency);
   }
 
   /** What fires the Agent Protocol's crons here (its run goes on the queue as every run does). */
@@ -122,7 +137,10 @@ export class BackgroundRuns {
   }
 
   async #runAgentJob(job: AgentRunJob, signal: AbortSignal, attempt: number): Promise<JobOutcome> {
-    this.#agentRuns ??= (this.#agentRunner ?? (() => this.#ownAgentRuns()))();
+    if (this.#agentRuns === undefined) {
+      if (this.#agentRunner === undefined) this.#ownEngine = this.#ownAgentRuns();
+      this.#agentRuns = this.#ownEngine ?? this.#agentRunner!();
+    }
     try {
       const outcome = await (await this.#agentRuns).runJob(job, signal, attempt);
       // Handed back while the server goes on: a backend failed under it, and it is tried again a moment later.
@@ -144,9 +162,9 @@ export class BackgroundRuns {
   }
 
   /** On a process without the surface (`chat-serve worker`): an engine of its own, on the store's records. */
-  async #ownAgentRuns(): Promise<AgentJobRunner> {
+  async #ownAgentRuns(): Promise<AgentJobRunner & { close(): Promise<void> }> {
     const { AgentRuns } = await import("../runs/agent/agent-runs.js");
-    const { registry, runs, backendTimeoutMs, log } = this.#options;
+    const { registry, runs, backendTimeoutMs, log, runWebhooks } = this.#options;
     const shared = this.sharedAgentRuns;
     return new AgentRuns({
       registry,
@@ -155,6 +173,14 @@ export class BackgroundRuns {
       backendTimeoutMs,
       ...(log === undefined ? {} : { log }),
       ...(shared === undefined ? {} : { shared }),
+      // A run that asked for a webhook is sent to it from here, as the surface would.
+      ...(runWebhooks === undefined
+        ? {}
+        : {
+            onEnded: (run, request, result) => {
+              if (request.webhook !== undefined) runWebhooks.send(request.webhook, run, result);
+            },
+          }),
     });
   }
 
@@ -206,5 +232,6 @@ export class BackgroundRuns {
   async close(): Promise<void> {
     await this.#options.queue.close();
     await this.#options.events.close();
+    await (await this.#ownEngine?.catch(() => undefined))?.close();
   }
 }

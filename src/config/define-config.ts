@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { WebhookTarget } from "../background/webhooks.js";
+import type { RunWebhookPolicy, WebhookTarget } from "../background/webhooks.js";
 import { type ApiKeyEntry, type Authenticate, apiKeyEntrySchema } from "../http/auth.js";
 import type { CorsSettings } from "../http/cors.js";
 import type { CheckpointScope } from "../http/run-request.js";
@@ -135,10 +135,6 @@ export type ParsedConfig = z.output<typeof configSchema>;
 /** The store a config describes, with its defaults. */
 export type StoreConfig = NonNullable<ParsedConfig["store"]>;
 
-/**
- * The store a config uses: the one it names, or else beside the checkpoints (the same
- * Postgres database and schema), or else in memory.
- */
 /** The config's webhooks as the sender takes them: each `timeout` in milliseconds. */
 export function webhookTargetsOf(config: Pick<ParsedConfig, "webhooks">): WebhookTarget[] {
   return (config.webhooks ?? []).map(({ timeout, ...target }) => ({
@@ -146,6 +142,17 @@ export function webhookTargetsOf(config: Pick<ParsedConfig, "webhooks">): Webhoo
     ...(timeout === undefined ? {} : { timeoutMs: parseDuration(timeout)! }),
   }));
 }
+
+/** What a queued Agent Protocol run's `webhook` carries from a process without the surface (`chat-serve worker`). */
+export function runWebhookPolicyOf(config: Pick<ParsedConfig, "server">): RunWebhookPolicy {
+  const settings = config.server.langgraph;
+  return typeof settings === "object" ? (settings.webhooks ?? {}) : {};
+}
+
+/**
+ * The store a config uses: the one it names, or else beside the checkpoints (the same
+ * Postgres database and schema), or else in memory.
+ */
 
 export function storeConfigOf(config: Pick<ParsedConfig, "checkpointer" | "store">): StoreConfig {
   if (config.store !== undefined) return config.store;

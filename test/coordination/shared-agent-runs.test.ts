@@ -67,6 +67,7 @@ describe("Agent Protocol runs on the shared queue, from a process that does not 
     backendTimeoutMs: 2_000,
     concurrency: 2,
   });
+  background.start();
   const runs = new AgentRuns({
     registry,
     records: registry.store.agentRecords,

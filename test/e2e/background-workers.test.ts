@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@langchain/langgraph-sdk";
 import OpenAI from "openai";
 import { type RunningServer, type RunningWorker, runCli, startCli, startWorker } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
@@ -136,6 +137,41 @@ describe("background runs on two servers and a worker", { skip, timeout: 180_000
       const ours = delivered.filter((id) => created.some((response) => response.id === id));
       assert.equal(ours.length, created.length, `${ours.length} deliveries`);
       assert.equal(new Set(ours).size, created.length, "a response was delivered twice");
+    }, 10_000);
+  });
+
+  test("Agent Protocol runs the worker takes send their webhooks from it, one each", async () => {
+    const [first] = deployment.servers;
+    const client = new Client({ apiUrl: new URL(first.baseURL).origin });
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const workerPid = deployment.worker.child.pid;
+    const made: { threadId: string; runId: string; input: string }[] = [];
+    // Batches until the worker has run one (the three processes share the queue as it comes).
+    for (let batch = 0; batch < 5 && !made.some(({ input }) => steps(input).some((line) => line.pid === workerPid)); batch++) {
+      const inputs = Array.from({ length: 6 }, (_, index) => `agent-${batch}-${index}-${randomUUID().slice(0, 8)}`);
+      for (const input of inputs) {
+        const thread = await client.threads.create();
+        const run = await client.runs.create(thread.thread_id, "steps", {
+          input: { messages: [{ role: "user", content: input }] },
+          webhook: `${receiver.url}/run-ended`,
+        });
+        made.push({ threadId: thread.thread_id, runId: run.run_id, input });
+      }
+      for (const { threadId, runId } of made) await client.runs.join(threadId, runId);
+    }
+    assert.ok(
+      made.some(({ input }) => steps(input).some((line) => line.pid === workerPid)),
+      "the worker ran none of the runs",
+    );
+    await eventually(async () => {
+      const sent = receiver.requests.map((request) => JSON.parse(request.body) as { run_id: string; status: string });
+      assert.deepEqual(
+        sent.map((body) => body.run_id).sort(),
+        made.map(({ runId }) => runId).sort(),
+        deployment.worker.output().slice(-2000),
+      );
+      assert.ok(sent.every((body) => body.status === "success"));
     }, 10_000);
   });
 

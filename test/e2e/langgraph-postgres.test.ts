@@ -194,13 +194,14 @@ describe("the Agent Protocol's background runs on the shared queue", { skip, tim
       10_000,
       50,
     );
-    // A delayed run with a webhook waits in Redis: it outlives both processes, and a third runs it once.
+    // A delayed run with a webhook waits in Redis: it outlives both processes, and a third runs it
+    // once, due by the time the third starts: the surface's engine takes it (its webhook is sent).
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     const later = await a.threads.create();
     const delayed = await a.runs.create(later.thread_id, "slow", {
       input: user("later"),
-      afterSeconds: 10,
+      afterSeconds: 1,
       webhook: `${receiver.url}/ended`,
     });
     assert.equal((await b.runs.get(later.thread_id, delayed.run_id)).status, "pending");

@@ -1,8 +1,9 @@
 import chalk from "chalk";
 import { pino } from "pino";
 import { BackgroundRuns } from "../../background/background-runs.js";
+import { RunWebhooks } from "../../background/run-webhooks.js";
 import { WebhookSender } from "../../background/webhooks.js";
-import { webhookTargetsOf } from "../../config/define-config.js";
+import { runWebhookPolicyOf, webhookTargetsOf } from "../../config/define-config.js";
 import { loadConfig } from "../../config/load-config.js";
 import { ServerShuttingDownError, UserError } from "../../errors/catalogue.js";
 import { RunTracker } from "../../runs/run-tracker.js";
@@ -62,6 +63,11 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
     loaded.config.webhooks === undefined || loaded.config.webhooks.length === 0
       ? undefined
       : new WebhookSender(webhookTargetsOf(loaded.config), { log });
+  // A queued Agent Protocol run's `webhook` is sent from here when it ran here; a path goes to
+  // the server this config describes (HOST and PORT as `chat-serve start` reads them).
+  const { server } = loaded.config;
+  const serverAddress = { address: process.env.HOST || server.host, port: Number(process.env.PORT || server.port), family: "IPv4" };
+  const runWebhooks = new RunWebhooks(runWebhookPolicyOf(loaded.config), () => serverAddress, log);
   const runs = new RunTracker();
   const concurrency = parseConcurrency(options.concurrency, setup.concurrency);
   const background = new BackgroundRuns({
@@ -78,7 +84,9 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
     leaseTtlMs: setup.shared.leaseTtlMs,
     log,
     ...(webhooks === undefined ? {} : { webhooks }),
+    runWebhooks,
   });
+  background.start();
   process.stdout.write(`${chalk.bold("chat-serve worker")} ${chalk.dim(`config ${loaded.displayPath}`)}\n`);
   process.stdout.write(
     `${chalk.green("ready")} taking background runs from the queue on ${redactUrl(setup.url)}, ${concurrency} at a time  ${chalk.dim("(Ctrl+C to stop)")}\n`,
@@ -95,6 +103,7 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
     clearTimeout(grace);
     await background.close();
     await webhooks?.close();
+    runWebhooks.close();
     await backends.close();
     process.exit(0);
   });

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { checkRunWebhook, type RunWebhookPolicy, RunWebhooks } from "../../background/run-webhooks.js";
 import { AgentConflictError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { LangGraphAuth } from "../../http/langgraph-auth.js";
 import { RouteTable } from "../../http/lazy-routes.js";
@@ -23,7 +24,6 @@ import { registerCronRoutes } from "./crons-routes.js";
 import { parseRunCreate } from "./langgraph-schemas.js";
 import { matchesFilter, registerProtocolRoutes } from "./protocol-routes.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
-import { checkRunWebhook, type RunWebhookPolicy, RunWebhooks } from "./run-webhooks.js";
 import { registerRunRoutes } from "./runs-routes.js";
 import { registerStoreRoutes } from "./store-routes.js";
 import { registerThreadRoutes } from "./threads-routes.js";

@@ -1,4 +1,5 @@
 import type { HTTPMethods } from "fastify";
+import type { RunWebhookPolicy } from "../../background/run-webhooks.js";
 import { normalizePrefix } from "../../http/env.js";
 import { registerLazyRoutes } from "../../http/lazy-routes.js";
 import { parseJsonBody } from "../../http/plugin.js";
@@ -11,7 +12,6 @@ import type { AgentRecords } from "../../store/agent-records.js";
 import type { CronRecord } from "../../store/cron-records.js";
 import { wireCrons } from "./cron-wiring.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
-import type { RunWebhookPolicy } from "./run-webhooks.js";
 
 /**
  * `server.langgraph` in a config: the Agent Protocol's place (`prefix`, langgraph.json's

@@ -1,13 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { isIP } from "node:net";
-import { type RunWebhookPolicy, WebhookSender, type WebhookSenderOptions } from "../../background/webhooks.js";
+import { type RunWebhookPolicy, WebhookSender, type WebhookSenderOptions } from "./webhooks.js";
 
-export type { RunWebhookPolicy } from "../../background/webhooks.js";
+export type { RunWebhookPolicy } from "./webhooks.js";
 
-import { AgentInvalidBodyError } from "../../errors/catalogue.js";
-import { protocolJson } from "../../runs/agent/agent-graph.js";
-import type { AgentRunRecord } from "../../store/agent-records.js";
-import { fillEnvTemplates } from "../../util/env-template.js";
+import { AgentInvalidBodyError } from "../errors/catalogue.js";
+import { protocolJson } from "../runs/agent/agent-graph.js";
+import type { AgentRunRecord } from "../store/agent-records.js";
+import { fillEnvTemplates } from "../util/env-template.js";
 
 /** A literal address no webhook may reach: link-local (cloud metadata endpoints live there). */
 function linkLocal(host: string): boolean {

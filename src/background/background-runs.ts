@@ -96,7 +96,7 @@ export class BackgroundRuns {
   start(): void {
     const { queue, concurrency } = this.#options;
     queue.work((job, signal, { attempt }) => {
-      if ("kind" in job && job.kind === "agent-cron") return this.#fireCron(job);
+      if ("kind" in job && job.kind === "agent-cron") return this.#fireCron(job, signal);
       return "kind" in job && job.kind === "agent-run"
         ? this.#runAgentJob(job, signal, attempt)
         : this.#execute(job as BackgroundJob, signal, attempt);
@@ -111,9 +111,14 @@ export class BackgroundRuns {
     this.#cronHandler = handler;
   }
 
-  async #fireCron(job: AgentCronJob): Promise<JobOutcome> {
+  async #fireCron(job: AgentCronJob, signal: AbortSignal): Promise<JobOutcome> {
+    if (this.#cronHandler === undefined) {
+      // No Agent Protocol here (`chat-serve worker`): the firing goes back, a moment later, for a server to fire.
+      await setTimeout(RETRY_AFTER_BACKEND_MS, undefined, { signal }).catch(() => {});
+      return "handed-back";
+    }
     // A firing's failure is the firing's: logged, and the cron fires again on its schedule.
-    await this.#cronHandler?.(job).catch((error: unknown) =>
+    await this.#cronHandler(job).catch((error: unknown) =>
       this.#options.log?.error({ err: error, cronId: job.cronId }, "a cron could not make its run"),
     );
     return "done";

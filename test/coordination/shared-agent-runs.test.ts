@@ -114,3 +114,38 @@ describe("Agent Protocol runs on the shared queue, from a process that does not 
     assert.equal(tracker.size, 0, "no run is left in flight on the worker");
   });
 });
+
+describe("a cron's firing taken by a process without the Agent Protocol", { skip, timeout: 30_000 }, () => {
+  test("goes back to the queue and is fired by a process with it, once", async () => {
+    const keyPrefix = `cs-cron-${randomUUID()}`;
+    const registry = new GraphRegistry({ slow: { graph: slowGraph(), description: "two slow steps", threads: true } });
+    const options = { url: REDIS_URL, keyPrefix, takeoverAfterMs: 2_000, timeoutMs: 2_000 };
+    const [workerQueue, serverQueue] = [new BullmqQueue(options), new BullmqQueue(options)];
+    const common = { registry, events: new MemoryEventLog(), backendTimeoutMs: 2_000, concurrency: 1 };
+    // The worker: no handler for crons (`chat-serve worker`), working the queue alone at first.
+    const worker = new BackgroundRuns({ ...common, queue: workerQueue, runs: new RunTracker() });
+    worker.start();
+    const cronId = randomUUID();
+    await serverQueue.schedule(cronId, { pattern: "* * * * * *" }, { kind: "agent-cron", cronId, scope: "default" });
+    // Firings come due while only the worker is there; then the schedule ends.
+    await sleep(1_500);
+    await serverQueue.unschedule(cronId);
+    const fired: string[] = [];
+    const server = new BackgroundRuns({ ...common, queue: serverQueue, runs: new RunTracker() });
+    server.handleAgentCrons(async (job) => {
+      fired.push(job.cronId);
+    });
+    server.start();
+    try {
+      await eventually(async () => assert.ok(fired.length >= 1, "no firing reached the server"), 8_000);
+      await sleep(1_500);
+      // One firing a second at most: none made twice by going back and forth.
+      assert.ok(fired.length <= 2, `${fired.length} firings in 1.5 s of a cron firing every second`);
+      assert.ok(fired.every((id) => id === cronId));
+    } finally {
+      await serverQueue.unschedule(cronId);
+      await worker.close();
+      await server.close();
+    }
+  });
+});

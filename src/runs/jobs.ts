@@ -1,3 +1,4 @@
+import type { AgentRunRecord, AgentThreadRecord } from "../store/agent-records.js";
 import type { ResponseStreamEvent } from "../wire/responses-response.js";
 
 // What a job of the background queue is, as the engine sees it: how a job's run ends, why its
@@ -44,6 +45,11 @@ export interface AgentRunJob {
   queuedAt: number;
   /** How long it waits in the queue before any worker takes it (the run's `after_seconds`). */
   delayMs?: number;
+  /**
+   * The run's and its thread's records as they were stored with the job (a run that starts at
+   * once): its first worker starts from them without reading them back. A later attempt reads them.
+   */
+  records?: { run: AgentRunRecord; thread: AgentThreadRecord };
 }
 
 /** One firing of an Agent Protocol cron on the shared queue: the worker that takes it makes the cron's run. */

@@ -21,6 +21,7 @@ import {
   enqueueRun,
   type JobRun,
   jobEvents,
+  jobRecords,
   leaseWhenFree,
   othersActive,
   RUN_RESULT,
@@ -140,10 +141,7 @@ export class AgentRuns {
   /** Works a run the shared queue gave this process (a first start, or a takeover after `attempt - 1`). */
   async runJob(job: AgentRunJob, signal: AbortSignal, attempt: number): Promise<JobOutcome> {
     const { records } = this.#options;
-    // Both at once: one round trip before the run starts, not two.
-    const [record, thread] = await this.#call("the thread records", () =>
-      Promise.all([records.getRun(job.scope, job.runId), records.getThread(job.scope, job.threadId)]),
-    );
+    const [record, thread] = await jobRecords(job, attempt, records, this.#call);
     // Deleted, or ended (a cancel before it started ends here with its record).
     if (record === undefined || (record.status !== "pending" && record.status !== "running")) {
       // Or another deployment's (its records elsewhere, the same Redis and background.keyPrefix).
@@ -158,6 +156,7 @@ export class AgentRuns {
     const { model, graph } = await this.graphOf(request.graphId ?? request.assistantId);
     const { writer, events } = await jobEvents(this.#options.shared, job.runId, {
       backend: this.#call,
+      attempt,
       timeoutMs: this.#options.backendTimeoutMs,
       warn: (error) => this.#options.log?.warn({ err: error, runId: job.runId }, "could not log an Agent Protocol run's events"),
     });

@@ -177,8 +177,9 @@ async function admitRun(
   }
   const at = new Date().toISOString();
   const record = newRunRecord(scope, id, request, temporary, at);
+  const busy: AgentThreadRecord = { ...thread, status: "busy", updated_at: at, graph_id: model };
   await backend("the thread records", async () => {
-    await records.putThread({ ...thread, status: "busy", updated_at: at, graph_id: model });
+    await records.putThread(busy);
     await records.putRun(record);
   });
   const job: AgentRunJob = {
@@ -188,7 +189,9 @@ async function admitRun(
     scope,
     request: { ...request },
     queuedAt: Date.now(),
-    ...(request.afterSeconds === undefined ? {} : { delayMs: Math.round(request.afterSeconds * 1000) }),
+    ...(request.afterSeconds === undefined
+      ? { records: { run: record, thread: busy } }
+      : { delayMs: Math.round(request.afterSeconds * 1000) }),
   };
   try {
     // Its log starts now, with the stream's first event: a join or a join stream follows it from here.
@@ -207,15 +210,29 @@ async function admitRun(
 }
 
 /** The event log of a run a worker of the shared queue runs: numbered after what an earlier worker logged. */
+/** A queued run's records: at its first attempt those stored with its job; else read, both at once. */
+export async function jobRecords(
+  job: AgentRunJob,
+  attempt: number,
+  records: AgentRecords,
+  backend: Backend,
+): Promise<[AgentRunRecord | undefined, AgentThreadRecord | undefined]> {
+  if (attempt === 1 && job.records !== undefined) return [{ ...job.records.run }, job.records.thread];
+  return backend("the thread records", () =>
+    Promise.all([records.getRun(job.scope, job.runId), records.getThread(job.scope, job.threadId)]),
+  );
+}
+
 export async function jobEvents(
   shared: SharedAgentRuns | undefined,
   runId: string,
-  options: { backend: Backend; timeoutMs: number; warn: (error: unknown) => void },
+  options: { backend: Backend; timeoutMs: number; warn: (error: unknown) => void; attempt: number },
 ): Promise<{ writer: SharedLogWriter | undefined; events: RunEvents }> {
   if (shared === undefined) return { writer: undefined, events: new RunEvents() };
   const writer = new SharedLogWriter(shared.events, runId, options.timeoutMs, options.warn);
-  // After what is logged: the metadata logged when it was queued, and what an earlier worker logged.
-  const first = (await options.backend("the run's event log", () => shared.events.last(runId))) + 1;
+  // After what is logged: the metadata logged when it was queued (all there is at a first
+  // attempt), and what an earlier worker logged.
+  const first = options.attempt === 1 ? 1 : (await options.backend("the run's event log", () => shared.events.last(runId))) + 1;
   shared.events.claim?.(runId, first);
   return { writer, events: new RunEvents({ first, tee: (event) => writer.add(event) }) };
 }

@@ -119,6 +119,11 @@ export class BullmqQueue implements BackgroundQueue {
       const [id, action] = message.split("\u0000");
       this.#worker?.cancelJob(id!, action === undefined ? CANCELLED : `${CANCELLED}:${action}`);
     });
+    // Listening from the start, before any worker: subscribed only once the worker was made
+    // (after the server's surfaces), one of two queues in a process was seen to miss every cancel.
+    void this.#subscriber.subscribe(this.#channel).catch((error: unknown) => {
+      this.#options.log?.warn({ err: error }, "could not listen for background cancels");
+    });
   }
 
   get #channel(): string {
@@ -221,9 +226,6 @@ export class BullmqQueue implements BackgroundQueue {
       for (const id of ids) worker.cancelJob(id, LOST);
     });
     this.#worker = worker;
-    void this.#subscriber.subscribe(this.#channel).catch((error: unknown) => {
-      this.#options.log?.warn({ err: error }, "could not listen for background cancels");
-    });
   }
 
   async #process(job: Job, token: string | undefined, signal: AbortSignal | undefined): Promise<void> {

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { AIMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { graph as echo } from "../../demo/graphs/echo.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
+import { checkpointThreadId, newRunRecord } from "../../src/runs/agent/agent-run-config.js";
 import { AgentRuns } from "../../src/runs/agent/agent-runs.js";
 import { RunEvents } from "../../src/runs/agent/run-events.js";
 import { RunTracker } from "../../src/runs/run-tracker.js";
@@ -77,4 +80,50 @@ test("a follower of a run's events leaves no listener on its signal, whichever w
   controller.abort();
   await early;
   assert.equal(listeners, 0);
+});
+
+test("a run taken over after its steps all ran, its end unrecorded, ends without running a step again", async () => {
+  let ran = 0;
+  const counted = new StateGraph(MessagesAnnotation)
+    .addNode("answer", () => {
+      ran += 1;
+      return { messages: [new AIMessage("answered")] };
+    })
+    .addEdge(START, "answer")
+    .addEdge("answer", END)
+    .compile();
+  const records = new MemoryAgentRecords();
+  const tracker = new RunTracker();
+  const runs = new AgentRuns({
+    registry: new GraphRegistry({ counted: { graph: counted, description: "Counts its runs", threads: true } }),
+    records,
+    tracker,
+    backendTimeoutMs: 2_000,
+  });
+  const asked = { ...request("hello"), assistantId: "counted", onCompletion: "keep" as const };
+  const at = new Date().toISOString();
+  const threadId = "thread-taken-over";
+  await records.putThread({
+    thread_id: threadId,
+    scope: "default",
+    graph_id: "counted",
+    created_at: at,
+    updated_at: at,
+    state_updated_at: at,
+    metadata: {},
+    status: "busy",
+  });
+  // Its first worker recorded its start, ran every step, and went before recording its end.
+  const run = { ...newRunRecord("default", threadId, asked, false, at), status: "running" as const, checkpoint_before: null };
+  await records.putRun(run);
+  const { graph } = await runs.graphOf("counted");
+  await (graph as unknown as typeof counted).invoke(asked.input, { configurable: { thread_id: checkpointThreadId("default", threadId) } });
+  assert.equal(ran, 1);
+  const job = { kind: "agent-run" as const, runId: run.run_id, threadId, scope: "default", request: { ...asked }, queuedAt: Date.now() };
+  assert.equal(await runs.runJob(job, new AbortController().signal, 2), "done");
+  assert.equal(ran, 1, "no step ran again");
+  assert.equal((await records.getRun("default", run.run_id))?.status, "success");
+  assert.equal((await records.getThread("default", threadId))?.status, "idle");
+  assert.equal(tracker.size, 0);
+  await runs.close();
 });

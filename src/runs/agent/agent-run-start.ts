@@ -85,8 +85,8 @@ export async function driveGraph(
   runId: string,
   events: RunEvents,
   backend: Backend,
-  /** A run taken over from a worker that died: it goes on from its last checkpoint, its input already read. */
-  goesOn: boolean,
+  /** A run taken over from a worker that died: it goes on from its last checkpoint, its input already read (or has nothing left to run). */
+  goesOn: TakeoverPoint,
   /** A run of protocol v2: where its events go instead. */
   protocol: ProtocolSink | undefined,
 ): Promise<{ result: unknown; interrupted: boolean }> {
@@ -95,7 +95,9 @@ export async function driveGraph(
     : request.command === undefined
       ? (request.input ?? null)
       : new Command(request.command as ConstructorParameters<typeof Command>[0]);
-  if (protocol !== undefined) {
+  if (goesOn === "ended") {
+    // Nothing to run: its answer is the thread's state, below.
+  } else if (protocol !== undefined) {
     // Protocol v2: LangGraph's own protocol events, every mode, subgraphs included.
     const stream = await graph.streamEvents(input, { ...config, version: "v3" });
     for await (const event of stream as AsyncIterable<RunProtocolEvent>) protocol.event(event);
@@ -177,19 +179,26 @@ async function latestCheckpoint(graph: AgentGraph, checkpointThread: string, bac
 /**
  * Whether a run taken over goes on from its thread's last checkpoint: the run had written one
  * (the thread's latest is not the one it began from) and it has steps left, none of them a
- * pending interrupt. Otherwise it starts again with its input.
+ * pending interrupt. With none left (it ran to its end or to an interrupt, and its worker went
+ * before recording that), it has ended; with no checkpoint of its own, it starts again with its input.
  */
 async function goesOnFromCheckpoint(
   graph: AgentGraph,
   checkpointThread: string,
   before: string | null | undefined,
   backend: Backend,
-): Promise<boolean> {
+): Promise<TakeoverPoint> {
   if (before === undefined) return false;
   const state = await backend("the checkpointer", () => graph.getState({ configurable: { thread_id: checkpointThread } }));
   const latest = state.config?.configurable?.checkpoint_id ?? null;
-  return latest !== before && (state.next?.length ?? 0) > 0 && Object.values(interruptsOf(state)).flat().length === 0;
+  if (latest === before) return false;
+  // Its steps all ran (to the end, or to an interrupt) before its end could be recorded: nothing runs again.
+  if ((state.next?.length ?? 0) === 0 || Object.values(interruptsOf(state)).flat().length > 0) return "ended";
+  return true;
 }
+
+/** Where a run begins: with its input (false), from its last checkpoint (true), or at its end, its steps all run ("ended"). */
+export type TakeoverPoint = boolean | "ended";
 
 /**
  * Where a run of the shared queue begins. Its first attempt records the thread's checkpoint in
@@ -202,7 +211,7 @@ export async function takeoverPoint(
   record: AgentRunRecord,
   attempt: number | undefined,
   backend: Backend,
-): Promise<boolean> {
+): Promise<TakeoverPoint> {
   if (attempt === undefined) return false;
   if (attempt === 1) {
     // A temporary thread is made for its run: it has no checkpoint before it.

@@ -265,7 +265,6 @@ export class AgentRuns {
       signal?.dispose();
       job?.signal.removeEventListener("abort", jobAborted);
       if (usage !== undefined) this.#options.onUsage?.(run.model, usage.usage());
-      this.#options.tracker.finish(controller);
       const queue = (this.#queues.get(key) ?? []).filter((other) => other !== live);
       if (queue.length === 0) this.#queues.delete(key);
       else this.#queues.set(key, queue);
@@ -294,6 +293,8 @@ export class AgentRuns {
       await lease?.release().catch(() => {});
       this.#ended.set(record.run_id, Date.now());
       this.#forgetEnded();
+      // Ended once its end is recorded: a drain waits for that, before the backends close.
+      this.#options.tracker.finish(controller);
     }
     return outcome;
   }

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import OpenAI from "openai";
 import pg from "pg";
+import { WebSocket } from "ws";
 import { REPO_ROOT, type RunningServer, runCli, startCli } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
 import {
@@ -199,6 +202,51 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     assert.ok((await alice.threads.getHistory(pruned.thread_id)).length > 1);
     await eventually(async () => assert.equal((await alice.threads.getHistory(pruned.thread_id)).length, 1), 20_000);
     assert.deepEqual((await alice.threads.getState(pruned.thread_id)).values, values);
+  });
+
+  test("protocol v2: a follower of a thread another user then makes sees none of it, over SSE or a WebSocket", async () => {
+    const sse = randomUUID();
+    const socketThread = randomUUID();
+    // Bob follows two thread ids nobody has made yet: one with server-sent events, one on a socket.
+    const following = await post(`/threads/${sse}/stream/events`, "token-bob", { channels: ["values", "messages", "lifecycle"] });
+    assert.equal(following.status, 200);
+    const bobRead = following.text();
+    const socket = new WebSocket(`${origin.replace("http", "ws")}/threads/${socketThread}/stream/events`, {
+      headers: { authorization: "Bearer token-bob" },
+    });
+    const received: string[] = [];
+    socket.on("message", (data) => received.push(String(data)));
+    const closed = once(socket, "close");
+    await once(socket, "open");
+    socket.send(JSON.stringify({ id: 1, method: "subscription.subscribe", params: { channels: ["values", "messages"] } }));
+    await eventually(async () => assert.equal(received.length, 1, "the subscription is answered"), 5_000);
+
+    // Alice starts a run on each: the threads are hers.
+    for (const threadId of [sse, socketThread]) {
+      const started = await post(`/threads/${threadId}/commands`, "token-alice", {
+        id: 1,
+        method: "run.start",
+        params: { assistant_id: "agent", input: input("my secret plan") },
+      });
+      assert.equal(((await started.json()) as { type: string }).type, "success");
+    }
+    await eventually(async () => assert.equal((await as("token-alice").threads.getState(sse)).values.messages?.length, 2), 10_000);
+
+    // Bob's stream ended with nothing of hers; his socket closed as for a thread not found.
+    const text = await bobRead;
+    assert.doesNotMatch(text, /secret plan|alice/u);
+    const [code] = (await closed) as [number];
+    assert.equal(code, 1008);
+    assert.ok(received.slice(1).every((message) => !/secret plan|alice/u.test(message)), "no event of alice's reached bob's socket");
+    // A command of his on her thread is refused as over HTTP.
+    const asked = await post(`/threads/${socketThread}/commands`, "token-bob", { id: 2, method: "state.get", params: {} });
+    assert.equal(asked.status, 404);
+    // Alice follows her own thread and reads its events from the start.
+    const hers = await post(`/threads/${sse}/stream/events`, "token-alice", { channels: ["values"], since: 0 });
+    const reader = hers.body!.getReader();
+    const { value } = await reader.read();
+    assert.match(new TextDecoder().decode(value), /event: values/u);
+    await reader.cancel();
   });
 
   test("a handler that returns a filter of the wrong shape refuses the request, never answers unfiltered", async () => {

@@ -8,7 +8,7 @@ import { clientGone, writeAgentSse } from "./agent-sse.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { parseBody } from "./langgraph-schemas.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
-import { guardProtocolThread, guardRunCreate } from "./route-auth.js";
+import { guardProtocolThread, guardRunCreate, type ThreadWatch, watchProtocolThread } from "./route-auth.js";
 
 type ThreadParams = { Params: { thread_id: string } };
 
@@ -41,8 +41,12 @@ export function matchesFilter(event: ProtocolEvent, filter: ProtocolFilter): boo
   });
 }
 
-async function* asSse(events: AsyncIterable<LoggedProtocolEvent>): AsyncGenerator<LoggedEvent> {
-  for await (const { event, json } of events) yield { id: event.seq, event: event.method, json };
+/** The thread's events as SSE frames, for as long as the follower may see the thread (then the stream ends). */
+async function* asSse(events: AsyncIterable<LoggedProtocolEvent>, allowed: ThreadWatch): AsyncGenerator<LoggedEvent> {
+  for await (const { event, json } of events) {
+    if (!(await allowed())) return;
+    yield { id: event.seq, event: event.method, json };
+  }
 }
 
 /**
@@ -90,10 +94,10 @@ export function registerProtocolRoutes(on: RouteTable, routes: LangGraphRoutes):
   on.post<ThreadParams>("/threads/:thread_id/stream/events", async (request, reply) => {
     const filter = parseFilter(request.body);
     const scope = await routes.scopeOf(request);
-    await guardProtocolThread(routes, request, scope, request.params.thread_id);
+    const allowed = await watchProtocolThread(routes, request, scope, request.params.thread_id);
     const gone = clientGone(reply);
     try {
-      await writeAgentSse(reply, asSse(protocol.follow(scope, request.params.thread_id, filter, gone.signal)), {
+      await writeAgentSse(reply, asSse(protocol.follow(scope, request.params.thread_id, filter, gone.signal), allowed), {
         keepAliveMs: routes.keepAliveMs,
         stalledClientMs: routes.stalledClientMs,
         ids: true,

@@ -8,7 +8,7 @@ import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { LoggedProtocolEvent, ProtocolEvent, ProtocolFilter } from "../../runs/agent/protocol-log.js";
 import type { ProtocolCommand, StartRun } from "../../runs/agent/protocol-threads.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
-import { guardProtocolThread, guardRunCreate } from "./route-auth.js";
+import { guardProtocolThread, guardRunCreate, type ThreadWatch, watchProtocolThread } from "./route-auth.js";
 
 /** What a socket's commands need of the HTTP side: how they are parsed, matched and run. */
 export interface ProtocolSocketDeps {
@@ -50,8 +50,9 @@ export async function serveProtocolSocket(
   early: { messages: string[]; stop(): void },
 ): Promise<void> {
   const scope = await deps.routes.scopeOf(request);
+  let allowed: ThreadWatch;
   try {
-    await guardProtocolThread(deps.routes, request, scope, request.params.thread_id);
+    allowed = await watchProtocolThread(deps.routes, request, scope, request.params.thread_id);
   } catch (error) {
     // Upgraded already: the refusal is the close (a thread of another user is not found, as over HTTP).
     early.stop();
@@ -60,7 +61,7 @@ export async function serveProtocolSocket(
   }
   // In one turn: the early messages stop coming there and start coming here.
   early.stop();
-  serveSocket(socket, { request, scope, threadId: request.params.thread_id, deps, early: early.messages });
+  serveSocket(socket, { request, scope, threadId: request.params.thread_id, deps, early: early.messages, allowed });
 }
 
 interface Subscription {
@@ -71,9 +72,17 @@ interface Subscription {
 
 function serveSocket(
   socket: WebSocket,
-  session: { request: FastifyRequest; scope: string; threadId: string; deps: ProtocolSocketDeps; early: string[] },
+  session: {
+    request: FastifyRequest;
+    scope: string;
+    threadId: string;
+    deps: ProtocolSocketDeps;
+    early: string[];
+    /** Whether the thread's events may still reach this socket's user (another's thread: the socket closes). */
+    allowed: ThreadWatch;
+  },
 ): void {
-  const { request, scope, threadId, deps } = session;
+  const { request, scope, threadId, deps, allowed } = session;
   const { protocol, runs } = deps.routes;
   const subscriptions = new Map<string, Subscription>();
   const controller = new AbortController();
@@ -87,6 +96,13 @@ function serveSocket(
   const answer = (id: number | null, response: Record<string, unknown>) =>
     send(JSON.stringify({ id, meta: { thread_id: threadId, applied_through_seq: fed }, ...response }));
   const fail = (id: number | null, error: string, message: string) => answer(id, { type: "error", error, message });
+  /** False, and the socket closed as a thread that is not found, once the thread proves another user's. */
+  const mayRead = async (): Promise<boolean> => {
+    if (await allowed()) return true;
+    controller.abort();
+    socket.close(POLICY_VIOLATION, `Thread ${threadId.slice(0, 40)} not found.`);
+    return false;
+  };
   /** An event goes out once if a subscription wants it. */
   const deliver = ({ event, json }: LoggedProtocolEvent) => {
     for (const subscription of subscriptions.values()) {
@@ -105,6 +121,7 @@ function serveSocket(
     await feedStart;
     for await (const logged of protocol.followAll(scope, threadId, fed, controller.signal)) {
       fed = logged.event.seq;
+      if (!(await mayRead())) return;
       if (held !== undefined) {
         held.push(logged);
         continue;
@@ -147,6 +164,7 @@ function serveSocket(
       const since = filter.since ?? 0;
       const { events } = since >= upTo ? { events: [] } : await protocol.logged(scope, threadId, since);
       const replay = events.filter(({ event }) => event.seq <= upTo && deps.matches(event, filter));
+      if (replay.length > 0 && !(await mayRead())) return;
       answer(id, { type: "success", result: { subscription_id: subscriptionId, replayed_events: replay.length } });
       for (const { json } of replay) send(json);
       subscriptions.set(subscriptionId, { filter, after: Math.max(upTo, since) });
@@ -175,6 +193,8 @@ function serveSocket(
     }
     const params = command.params ?? {};
     try {
+      // Each command is the thread's reader's, as over HTTP: a thread another user made since the socket opened is not found.
+      await guardProtocolThread(deps.routes, request, scope, threadId);
       switch (command.method) {
         case "subscription.subscribe":
           await subscribe(command.id, params);

@@ -43,10 +43,43 @@ export async function guardProtocolThread(
   scope: string,
   threadId: string,
 ): Promise<void> {
+  await watchProtocolThread(routes, request, scope, threadId);
+}
+
+/** Whether what a thread's log holds may still reach its follower; false once it may not. */
+export type ThreadWatch = () => Promise<boolean>;
+
+/**
+ * `threads:read` for a follower of a protocol v2 thread (SSE, WebSocket): a thread that is there
+ * must pass the filters now (404 otherwise); one that is not yet there is checked again when
+ * something of it is about to reach the follower, since another user's `run.start` may make it
+ * theirs meanwhile. The answer is a check to call before each event: once the thread is seen
+ * and passes, it passes for the follower's life; a thread still not recorded, or another user's,
+ * never does (an event without a record fails closed).
+ */
+export async function watchProtocolThread(
+  routes: LangGraphRoutes,
+  request: FastifyRequest,
+  scope: string,
+  threadId: string,
+): Promise<ThreadWatch> {
   const { filters } = await authorize(routes, request, "threads:read", { thread_id: threadId });
-  if (filters === undefined) return;
+  const always: ThreadWatch = () => Promise.resolve(true);
+  if (filters === undefined) return always;
   const thread = await routes.threads.find(scope, threadId);
-  if (thread !== undefined && !matchesFilters(thread.metadata, filters)) throw new AgentNotFoundError("thread", threadId);
+  if (thread !== undefined) {
+    if (!matchesFilters(thread.metadata, filters)) throw new AgentNotFoundError("thread", threadId);
+    return always;
+  }
+  let verdict: boolean | undefined;
+  return async () => {
+    if (verdict === undefined) {
+      const made = await routes.threads.find(scope, threadId);
+      verdict = made !== undefined && matchesFilters(made.metadata, filters);
+      if (!verdict) request.log.info({ threadId }, "a protocol v2 follower's thread was made by another user: its stream ends");
+    }
+    return verdict;
+  };
 }
 
 /** 404 for a thread whose metadata does not pass `filters` (nothing to check without them). */

@@ -182,8 +182,8 @@ export class BackgroundRuns {
       ...(runWebhooks === undefined
         ? {}
         : {
-            onEnded: (run, request, result) => {
-              if (request.webhook !== undefined) runWebhooks.send(request.webhook, run, result);
+            onEnded: (run, request, result, startedAt) => {
+              if (request.webhook !== undefined) runWebhooks.send(request.webhook, run, result, startedAt);
             },
           }),
     });

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { isIP } from "node:net";
+import { type ResolveHost, refusedHost, refusedOnceResolved, resolveWithDns } from "./webhook-addresses.js";
 import { type RunWebhookPolicy, WebhookSender, type WebhookSenderOptions } from "./webhooks.js";
 
 export type { RunWebhookPolicy } from "./webhooks.js";
@@ -9,19 +9,24 @@ import { protocolJson } from "../runs/agent/agent-graph.js";
 import type { AgentRunRecord } from "../store/agent-records.js";
 import { fillEnvTemplates } from "../util/env-template.js";
 
-/** A literal address no webhook may reach: link-local (cloud metadata endpoints live there). */
-function linkLocal(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/gu, "");
-  if (isIP(bare) === 4) return bare.startsWith("169.254.");
-  return isIP(bare) === 6 && /^fe[89ab]/iu.test(bare);
-}
-
 function refuse(reason: string): never {
   throw new AgentInvalidBodyError(`webhook: ${reason}.`);
 }
 
-/** Checks a run's `webhook` against the policy; the client's 422, naming the field, when it breaks a rule. */
-export function checkRunWebhook(url: string, policy: RunWebhookPolicy, disabled: boolean): void {
+/** How long a run's creation waits for its webhook's host to resolve before leaving the check to the delivery. */
+const RESOLVE_DEADLINE_MS = 2_000;
+
+/**
+ * Checks a run's `webhook` against the policy; the client's 422, naming the field, when it breaks
+ * a rule. Whatever the rules, no cloud metadata service: not by name, not by any spelling of its
+ * address, not by a name that resolves to it (checked again at each delivery).
+ */
+export async function checkRunWebhook(
+  url: string,
+  policy: RunWebhookPolicy,
+  disabled: boolean,
+  resolve: ResolveHost = resolveWithDns,
+): Promise<void> {
   if (disabled) refuse("run webhooks are turned off on this server (http.disable_webhooks)");
   const max = policy.maxUrlLength ?? 4096;
   if (url.length > max) refuse(`is longer than ${max} characters`);
@@ -34,7 +39,8 @@ export function checkRunWebhook(url: string, policy: RunWebhookPolicy, disabled:
     refuse("must be an absolute http(s) URL, or a path on this server starting with /");
   }
   if (policy.requireHttps === true && parsed.protocol !== "https:") refuse("must use https:// here");
-  if (linkLocal(parsed.hostname)) refuse("link-local addresses are refused");
+  const named = refusedHost(parsed.hostname);
+  if (named !== undefined) refuse(`${named}, which no webhook may reach`);
   const domains = policy.allowedDomains ?? [];
   const host = parsed.hostname.toLowerCase();
   const allowed = domains.some((domain) => {
@@ -46,6 +52,8 @@ export function checkRunWebhook(url: string, policy: RunWebhookPolicy, disabled:
   if (policy.allowedPorts !== undefined && policy.allowedPorts.length > 0 && !policy.allowedPorts.includes(port)) {
     refuse(`port ${port} is not among the allowed ports`);
   }
+  const refused = await refusedOnceResolved(parsed.hostname, resolve, RESOLVE_DEADLINE_MS);
+  if (refused !== undefined) refuse(`${refused}, which no webhook may reach`);
 }
 
 /**
@@ -59,25 +67,38 @@ export class RunWebhooks {
   readonly #policy: RunWebhookPolicy;
   readonly #address: () => AddressInfo | string | null;
 
-  constructor(policy: RunWebhookPolicy, address: () => AddressInfo | string | null, log?: WebhookSenderOptions["log"]) {
+  constructor(
+    policy: RunWebhookPolicy,
+    address: () => AddressInfo | string | null,
+    log?: WebhookSenderOptions["log"],
+    resolve?: ResolveHost,
+  ) {
     this.#policy = policy;
     this.#address = address;
-    this.#sender = new WebhookSender([], log === undefined ? {} : { log });
+    // A path on this server is a loopback call; any other URL is the client's and guarded.
+    this.#sender = new WebhookSender([], {
+      ...(log === undefined ? {} : { log }),
+      ...(resolve === undefined ? {} : { resolve }),
+      guard: true,
+    });
   }
 
   /** The run that ended, to its webhook. */
-  send(url: string, run: AgentRunRecord, result: unknown): void {
+  send(url: string, run: AgentRunRecord, result: unknown, startedAt = run.created_at): void {
     const { scope: _scope, temporary: _temporary, checkpoint_before: _before, ...shown } = run;
     const failed = (result as { __error__?: { message?: string } } | undefined)?.__error__;
     // Messages as the protocol writes them (`{ type, content, … }`), as every answer of the surface.
     const body = protocolJson({
       ...shown,
+      run_started_at: startedAt,
       run_ended_at: run.updated_at,
       webhook_sent_at: new Date().toISOString(),
       ...(failed === undefined ? { values: result ?? null } : { error: failed.message ?? "The run failed." }),
     });
     const headers = Object.fromEntries(Object.entries(this.#policy.headers ?? {}).map(([name, value]) => [name, fillEnvTemplates(value)]));
-    this.#sender.post({ url: this.#resolve(url), headers }, body);
+    // The run's id is the delivery's: the same on every retry, and from whichever process ends it.
+    const secret = this.#policy.secret;
+    this.#sender.post({ url: this.#resolve(url), headers, ...(secret === undefined ? {} : { secret }) }, body, run.run_id);
   }
 
   /** A path on this server as a URL of its own listening address. */

@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
 import { randomHex } from "../util/random-hex.js";
+import type { ResolveHost } from "./webhook-addresses.js";
+import { postWebhook, WebhookDestinationRefused } from "./webhook-post.js";
 
 /** The webhook events a background response sends when it ends, as OpenAI names them. */
 export const WEBHOOK_EVENTS = ["response.completed", "response.failed", "response.cancelled", "response.incomplete"] as const;
@@ -35,6 +37,12 @@ export interface RunWebhookPolicy {
   disableLoopback?: boolean;
   headers?: Record<string, string>;
   envPrefix?: string;
+  /**
+   * Signs each delivery as Standard Webhooks do (`webhook-signature: v1,<base64 HMAC-SHA256>`);
+   * `whsec_` + base64, or any other string used as it is. Without it, deliveries carry
+   * `webhook-id` and `webhook-timestamp` unsigned.
+   */
+  secret?: string;
 }
 
 /** Where one delivery goes: a URL, signed when there is a secret, with headers of its own. */
@@ -66,6 +74,13 @@ export interface WebhookSenderOptions {
   observe?: (outcome: "delivered" | "failed") => void;
   /** Counts each attempt by what it was, when metrics are on. */
   observeAttempt?: (outcome: WebhookAttemptOutcome) => void;
+  /**
+   * Refuses cloud metadata services however they are named or resolve (for URLs clients give:
+   * a run's `webhook`). Default false: the operator's own configured URLs go where they say.
+   */
+  guard?: boolean;
+  /** How hosts resolve when `guard` is on (default: the system's resolver, `dns.lookup`). */
+  resolve?: ResolveHost;
 }
 
 function signingKey(secret: string): Buffer {
@@ -73,13 +88,15 @@ function signingKey(secret: string): Buffer {
 }
 
 /**
- * Signs an event body as Standard Webhooks (and so OpenAI) do: HMAC-SHA256 over
- * `{id}.{timestamp}.{body}`, sent as `webhook-signature: v1,<base64>` beside `webhook-id`
- * and `webhook-timestamp`.
+ * A delivery's Standard Webhooks (and so OpenAI) headers: `webhook-id` (the same on every retry),
+ * `webhook-timestamp` (this attempt's), and with a secret `webhook-signature: v1,<base64>`, an
+ * HMAC-SHA256 over `{id}.{timestamp}.{body}`.
  */
-function signWebhook(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
+function deliveryHeaders(secret: string | undefined, id: string, timestamp: number, body: string): Record<string, string> {
+  const headers: Record<string, string> = { "webhook-id": id, "webhook-timestamp": String(timestamp) };
+  if (secret === undefined) return headers;
   const signature = createHmac("sha256", signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64");
-  return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${signature}` };
+  return { ...headers, "webhook-signature": `v1,${signature}` };
 }
 
 /**
@@ -89,8 +106,8 @@ function signWebhook(secret: string, id: string, timestamp: number, body: string
  */
 export class WebhookSender {
   readonly #targets: readonly WebhookTarget[];
-  readonly #options: Required<Omit<WebhookSenderOptions, "log" | "observe" | "observeAttempt">> &
-    Pick<WebhookSenderOptions, "log" | "observe" | "observeAttempt">;
+  readonly #options: Required<Omit<WebhookSenderOptions, "log" | "observe" | "observeAttempt" | "resolve">> &
+    Pick<WebhookSenderOptions, "log" | "observe" | "observeAttempt" | "resolve">;
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #inFlight = new Set<AbortController>();
   #closed = false;
@@ -101,6 +118,8 @@ export class WebhookSender {
       attempts: options.attempts ?? 6,
       firstRetryMs: options.firstRetryMs ?? 1_000,
       timeoutMs: options.timeoutMs ?? 10_000,
+      guard: options.guard ?? false,
+      ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
       ...(options.log === undefined ? {} : { log: options.log }),
       ...(options.observe === undefined ? {} : { observe: options.observe }),
       ...(options.observeAttempt === undefined ? {} : { observeAttempt: options.observeAttempt }),
@@ -142,21 +161,31 @@ export class WebhookSender {
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     let failure: string;
     let outcome: WebhookAttemptOutcome;
+    /** A failure that another attempt cannot mend: a refused destination, a redirect. */
+    let final = false;
     try {
       // Signed at each attempt: the timestamp is when it was sent.
-      const signed = target.secret === undefined ? {} : signWebhook(target.secret, id, Math.floor(Date.now() / 1000), body);
+      const signed = deliveryHeaders(target.secret, id, Math.floor(Date.now() / 1000), body);
       const headers = { ...target.headers, "content-type": "application/json", ...signed };
-      const response = await fetch(target.url, { method: "POST", headers, body, signal: controller.signal });
-      await response.body?.cancel();
-      if (response.ok) {
+      const { guard, resolve } = this.#options;
+      const status = await postWebhook(target.url, {
+        headers,
+        body,
+        signal: controller.signal,
+        guard,
+        ...(resolve === undefined ? {} : { resolve }),
+      });
+      if (status >= 200 && status < 300) {
         this.#options.observeAttempt?.("delivered");
         this.#options.observe?.("delivered");
         return;
       }
       outcome = "rejected";
-      failure = `answered ${response.status}`;
+      final = status >= 300 && status < 400;
+      failure = final ? `answered ${status}: redirects are not followed, give the webhook's final URL` : `answered ${status}`;
     } catch (error) {
-      outcome = controller.signal.aborted ? "timed_out" : "unreachable";
+      final = error instanceof WebhookDestinationRefused;
+      outcome = final ? "rejected" : controller.signal.aborted ? "timed_out" : "unreachable";
       failure =
         outcome === "timed_out"
           ? `no answer within ${timeoutMs} ms (the receiver may have handled it: it is sent again with the same webhook-id; raise this webhook's timeout if it needs longer)`
@@ -168,7 +197,7 @@ export class WebhookSender {
     if (this.#closed) return;
     this.#options.observeAttempt?.(outcome);
     if (this.#closed) return;
-    if (attempt >= this.#options.attempts) {
+    if (attempt >= this.#options.attempts || final) {
       this.#options.observe?.("failed");
       this.#options.log?.error(
         { url: target.url, event: id, attempts: attempt, outcome, reason: failure },

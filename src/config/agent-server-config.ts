@@ -71,6 +71,7 @@ export const agentProtocolSettingsSchema = z.strictObject({
       disableLoopback: z.boolean().optional(),
       headers: z.record(z.string(), z.string()).optional(),
       envPrefix: z.string().min(1).optional(),
+      secret: z.string().min(1).optional(),
     })
     .superRefine((webhooks, context) => {
       for (const [name, value] of Object.entries(webhooks.headers ?? {})) {

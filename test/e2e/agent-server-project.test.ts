@@ -230,14 +230,20 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
       });
       assert.equal(((await started.json()) as { type: string }).type, "success");
     }
-    await eventually(async () => assert.equal((await as("token-alice").threads.getState(sse)).values.messages?.length, 2), 10_000);
+    await eventually(
+      async () => assert.equal(((await as("token-alice").threads.getState(sse)).values as { messages?: unknown[] }).messages?.length, 2),
+      10_000,
+    );
 
     // Bob's stream ended with nothing of hers; his socket closed as for a thread not found.
     const text = await bobRead;
     assert.doesNotMatch(text, /secret plan|alice/u);
     const [code] = (await closed) as [number];
     assert.equal(code, 1008);
-    assert.ok(received.slice(1).every((message) => !/secret plan|alice/u.test(message)), "no event of alice's reached bob's socket");
+    assert.ok(
+      received.slice(1).every((message) => !/secret plan|alice/u.test(message)),
+      "no event of alice's reached bob's socket",
+    );
     // A command of his on her thread is refused as over HTTP.
     const asked = await post(`/threads/${socketThread}/commands`, "token-bob", { id: 2, method: "state.get", params: {} });
     assert.equal(asked.status, 404);

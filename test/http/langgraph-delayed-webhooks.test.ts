@@ -59,6 +59,25 @@ describe("delayed runs and run webhooks", () => {
     assert.equal(body.scope, undefined, "the tenant is not sent");
   });
 
+  test("a stateless run's webhook says how it ended, when it started and ended, with its values", async () => {
+    const run = await client.runs.create(null, "echo", { input, webhook: `${receiver.url}/stateless` });
+    await eventually(
+      async () =>
+        assert.ok(
+          receiver.requests.some((request) => request.url === "/stateless"),
+          JSON.stringify(receiver.requests.map((r) => r.url)),
+        ),
+      10_000,
+    );
+    const delivered = receiver.requests.find((request) => request.url === "/stateless") as ReceivedRequest;
+    const body = JSON.parse(delivered.body) as Record<string, string> & { values: { messages: { content: string }[] } };
+    assert.equal(body.run_id, run.run_id);
+    assert.equal(body.status, "success");
+    assert.ok(body.run_started_at! >= body.created_at! && body.run_ended_at! > body.created_at!, JSON.stringify(body));
+    assert.match(body.values.messages.at(-1)!.content, /hello/u);
+    assert.equal(delivered.headers["webhook-id"], run.run_id);
+  });
+
   test("a delayed run cancelled before it starts ends interrupted, and never runs", async () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "echo", { input, afterSeconds: 30 });
@@ -86,7 +105,11 @@ describe("delayed runs and run webhooks", () => {
     });
     assert.deepEqual(await send({ webhook: "http://169.254.169.254/latest" }), {
       status: 422,
-      detail: "webhook: link-local addresses are refused.",
+      detail: "webhook: 169.254.169.254 is a cloud metadata or link-local address, which no webhook may reach.",
+    });
+    assert.deepEqual(await send({ webhook: "http://[::ffff:a9fe:a9fe]/latest" }), {
+      status: 422,
+      detail: "webhook: ::ffff:a9fe:a9fe carries 169.254.169.254, a cloud metadata or link-local address, which no webhook may reach.",
     });
     assert.deepEqual(await send({ webhook: "http://127.0.0.1:1/elsewhere" }), {
       status: 422,

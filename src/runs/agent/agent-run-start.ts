@@ -22,6 +22,8 @@ export interface LiveRun {
   result?: unknown;
   /** Why it was cancelled, when it was. */
   cancelled?: "interrupt" | "rollback";
+  /** When it started running (after its turn and its `after_seconds`), for its webhook. */
+  startedAt?: string;
 }
 
 /**
@@ -135,11 +137,6 @@ export async function settleRun(
   graph: AgentGraph,
   end: { status: AgentRunRecord["status"]; threadStatus: AgentThreadRecord["status"]; failure: string | null; busy: boolean },
 ): Promise<AgentRunRecord> {
-  if (record.temporary) {
-    await backend("the thread records", () => records.deleteThread(record.scope, record.thread_id));
-    await backend("the checkpointer", () => deleteCheckpoints(graph, checkpointThreadId(record.scope, record.thread_id)));
-    return record;
-  }
   const at = new Date().toISOString();
   const ended: AgentRunRecord = {
     ...record,
@@ -147,6 +144,12 @@ export async function settleRun(
     updated_at: at,
     ...(cancelled === undefined ? {} : { cancel_reason: cancelled }),
   };
+  if (record.temporary) {
+    // Its thread goes with it; what it ended as is still the run's (its webhook says so).
+    await backend("the thread records", () => records.deleteThread(record.scope, record.thread_id));
+    await backend("the checkpointer", () => deleteCheckpoints(graph, checkpointThreadId(record.scope, record.thread_id)));
+    return ended;
+  }
   if (cancelled === "rollback") await backend("the thread records", () => records.deleteRun(record.scope, record.run_id));
   else await backend("the thread records", () => records.putRun(ended));
   const thread = await backend("the thread records", () => records.getThread(record.scope, record.thread_id));

@@ -25,7 +25,7 @@ export interface AgentRunsOptions {
   /** The deployment's shared queue: background runs go on it, joins and cancels reach any process. */
   shared?: SharedAgentRuns;
   /** Told of each run that ended here with its final record (a run's webhook). */
-  onEnded?: (run: AgentRunRecord, request: AgentRunRequest, result: unknown) => void;
+  onEnded?: (run: AgentRunRecord, request: AgentRunRequest, result: unknown, startedAt?: string) => void;
   /** Where protocol v2's runs log their threads' events without a shared queue (default: this process's memory). */
   protocolLogs?: ProtocolLogs;
 }

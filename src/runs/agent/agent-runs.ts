@@ -214,6 +214,7 @@ export class AgentRuns {
       if (lease === null) throw new AgentConflictError("This thread is running a run on another server process.");
       const goesOn = await takeoverPoint(graph, checkpointThread, live.record, job?.attempt, this.#call);
       await this.#setRun(live, "running");
+      live.startedAt = live.record.updated_at;
       protocol?.open();
       // A queued run's first metadata was logged when it was queued; a takeover says its attempt.
       if (job === undefined || job.attempt > 1) events.push("metadata", { run_id: record.run_id, attempt: job?.attempt ?? 1 });
@@ -286,7 +287,8 @@ export class AgentRuns {
         });
       }
       if (outcome !== "done") await job?.writer?.leave();
-      else await Promise.resolve(job?.writer?.finish()).then(() => this.#options.onEnded?.(live.record, request, live.result));
+      else
+        await Promise.resolve(job?.writer?.finish()).then(() => this.#options.onEnded?.(live.record, request, live.result, live.startedAt));
       // Its thread's log says how it ended once its records do (an answer to an interrupt finds the
       // thread interrupted); one that goes on elsewhere says nothing. Then the thread's next run may start.
       await (outcome === "done" ? protocol?.ended({ status, interrupted: threadStatus === "interrupted", failure }) : protocol?.leave());

@@ -115,8 +115,8 @@ export function langGraphRoutes(
     ...(context.metrics === undefined
       ? {}
       : { onUsage: (model: string, usage: Usage | undefined) => context.metrics?.tokens({ model, api: "langgraph" }, usage) }),
-    onEnded: (run, request, result) => {
-      if (request.webhook !== undefined) webhooks.send(request.webhook, run, result);
+    onEnded: (run, request, result, startedAt) => {
+      if (request.webhook !== undefined) webhooks.send(request.webhook, run, result, startedAt);
     },
   });
   if (records instanceof MemoryAgentRecords && records.onEvict === undefined) {
@@ -158,7 +158,7 @@ export function langGraphRoutes(
       if (found === undefined || !visibleModels(registry, request.chatServeCaller).includes(found.model)) {
         throw new AgentNotFoundError("assistant", asked.assistantId);
       }
-      if (asked.webhook !== undefined) checkRunWebhook(asked.webhook, webhookPolicy, options.webhooks?.disabled === true);
+      if (asked.webhook !== undefined) await checkRunWebhook(asked.webhook, webhookPolicy, options.webhooks?.disabled === true);
       return { model: found.model, run: AgentAssistants.runOf(passHeaders(asked, request.headers), found) };
     },
   };

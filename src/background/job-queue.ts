@@ -1,4 +1,5 @@
 import { type AgentCronJob, type AgentRunJob, JobCancelledError, type JobOutcome } from "../runs/jobs.js";
+import type { RunCaller } from "../settings/runtime-context.js";
 import type { RedisSessions } from "./redis-sessions.js";
 
 /** What a background job carries: enough for any worker to run it, nothing of the HTTP request. */
@@ -8,6 +9,8 @@ export interface BackgroundJob {
   /** The server-trusted scope (tenant) of the request. */
   scope: string;
   tenant?: string;
+  /** The user a project's LangGraph `Auth` said is calling: the run's graph reads it as on any other surface. */
+  authUser?: RunCaller["authUser"];
   /** The request id of the POST that queued it, for the logs. */
   requestId: string;
   /** For an interrupt graph: the run the response names (its id carries it). */

@@ -244,7 +244,7 @@ async function prepare(
         backendTimeoutMs,
         ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
         scope: async () => job.scope,
-        caller: { tenant: job.tenant },
+        caller: { tenant: job.tenant, ...(job.authUser === undefined ? {} : { authUser: job.authUser }) },
         ...(parsed.resume === undefined ? {} : { resumeOf: parsed.resume }),
         ...(resolved.context.thread === undefined ? {} : { thread: resolved.context.thread }),
         ...(durable === undefined ? {} : { durable }),

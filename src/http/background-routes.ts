@@ -77,6 +77,7 @@ export async function submitBackground(
   const submitted = await options.background.submit(parsed, {
     scope: await requestScope(request, options.checkpointScope),
     ...(request.chatServeCaller?.tenant === undefined ? {} : { tenant: request.chatServeCaller.tenant }),
+    ...(request.chatServeCaller?.authUser === undefined ? {} : { authUser: request.chatServeCaller.authUser }),
     requestId: request.chatServeRequestId,
     body: request.body as Record<string, unknown>,
   });

@@ -8,7 +8,7 @@
  */
 export async function keptPage<T>(
   fetch: (offset: number, limit: number) => Promise<T[]>,
-  keep: (value: T) => boolean,
+  keep: (value: T) => boolean | Promise<boolean>,
   offset: number,
   limit: number,
 ): Promise<T[]> {
@@ -17,7 +17,7 @@ export async function keptPage<T>(
   const kept: T[] = [];
   for (let read = 0; kept.length < wanted; read += pageSize) {
     const page = await fetch(read, pageSize);
-    for (const value of page) if (keep(value)) kept.push(value);
+    for (const value of page) if (await keep(value)) kept.push(value);
     if (page.length < pageSize) break;
   }
   return kept.slice(offset, wanted);

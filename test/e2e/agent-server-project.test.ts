@@ -174,6 +174,56 @@ describe("a LangGraph project's Auth, as LangGraph's server runs it", { timeout:
     assert.equal((await alice.assistants.get(assistant.assistant_id)).name, "Alice's");
   });
 
+  test("another user's assistant is not found to a run, a wait, a protocol run.start or a cron; the graph's own is everyone's", async () => {
+    const [alice, bob] = [as("token-alice"), as("token-bob")];
+    const assistant = await alice.assistants.create({ graphId: "agent", name: "Alice's secret", context: { plan: "hers" } });
+    const refused = await post("/runs/wait", "token-bob", { assistant_id: assistant.assistant_id, input: input("use hers") });
+    assert.equal(refused.status, 404);
+    await assert.rejects(bob.runs.create(null, assistant.assistant_id, { input: input("hers") }), /404/u);
+    await assert.rejects(bob.crons.create(assistant.assistant_id, { schedule: "0 0 1 1 *", input: input("hers") }), /404/u);
+    const command = await post(`/threads/${randomUUID()}/commands`, "token-bob", {
+      id: 1,
+      method: "run.start",
+      params: { assistant_id: assistant.assistant_id, input: input("hers") },
+    });
+    assert.match(JSON.stringify(await command.json()), /not found|no assistant/iu);
+    // Alice runs her own; bob runs the graph's system assistant.
+    const hers = (await alice.runs.wait(null, assistant.assistant_id, { input: input("mine") })) as { messages: { content: string }[] };
+    assert.equal(hers.messages.at(-1)?.content, "alice said: mine");
+    const his = (await bob.runs.wait(null, "agent", { input: input("the graph") })) as { messages: { content: string }[] };
+    assert.equal(his.messages.at(-1)?.content, "bob said: the graph");
+  });
+
+  test("the store: a listing without a prefix shows each user only the namespaces the handler lets them see", async () => {
+    const [alice, bob] = [as("token-alice"), as("token-bob")];
+    await alice.store.putItem(["alice", "diary"], "monday", { text: "private" });
+    await bob.store.putItem(["bob", "notes"], "todo", { text: "mine" });
+    const bobs = await bob.store.listNamespaces();
+    assert.ok(bobs.namespaces.length > 0, "bob sees his own");
+    assert.ok(
+      bobs.namespaces.every((namespace) => namespace[0] === "bob"),
+      `bob sees only his own: ${JSON.stringify(bobs.namespaces)}`,
+    );
+    const alices = await alice.store.listNamespaces();
+    assert.ok(alices.namespaces.some((namespace) => namespace.join("/") === "alice/diary"));
+    assert.ok(alices.namespaces.every((namespace) => namespace[0] === "alice"));
+  });
+
+  test("A2A: a task's run carries the Auth user, as every other surface's", async () => {
+    const answer = await fetch(`${origin}/v1/a2a/agent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0", authorization: "Bearer token-alice" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "over a2a" }] } },
+      }),
+    });
+    const text = await answer.text();
+    assert.match(text, /alice said: over a2a/u, text.slice(0, 400));
+  });
+
   test("checkpointer.ttl: a thread idle past its own ttl is swept; one without stays", async () => {
     const alice = as("token-alice");
     const shortLived = await alice.threads.create({ ttl: { ttl: 0.05, strategy: "delete" } });

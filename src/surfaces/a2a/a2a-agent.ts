@@ -140,6 +140,7 @@ export class A2aAgent implements A2ARequestHandler {
       const submitted = await this.options.background.submit(parsed, {
         scope,
         ...(caller?.tenant === undefined ? {} : { tenant: caller.tenant }),
+        ...(caller?.authUser === undefined ? {} : { authUser: caller.authUser }),
         requestId: call.request.chatServeRequestId,
         body,
       });

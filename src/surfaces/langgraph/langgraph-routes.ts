@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { checkRunWebhook, type RunWebhookPolicy, RunWebhooks } from "../../background/run-webhooks.js";
 import { AgentConflictError, AgentNotFoundError } from "../../errors/catalogue.js";
-import type { LangGraphAuth } from "../../http/langgraph-auth.js";
+import { type LangGraphAuth, matchesFilters } from "../../http/langgraph-auth.js";
 import { RouteTable } from "../../http/lazy-routes.js";
 import { requestScope } from "../../http/run-request.js";
 import type { SurfaceContext } from "../../http/surface.js";
@@ -157,6 +157,13 @@ export function langGraphRoutes(
       const found = await backendCall("the assistant records", context.backendTimeoutMs, () => assistants.find(scope, asked.assistantId));
       if (found === undefined || !visibleModels(registry, request.chatServeCaller).includes(found.model)) {
         throw new AgentNotFoundError("assistant", asked.assistantId);
+      }
+      // An assistant a client made is read through the project's `assistants:read`, as GET
+      // /assistants/{id} is: another user's is not found. A model's own (its graph id) is every caller's.
+      const auth = context.authenticator?.customAuth;
+      if (found.custom !== undefined && auth !== undefined) {
+        const { filters } = await auth.authorize(request, "assistants:read", { assistant_id: asked.assistantId });
+        if (!matchesFilters(found.custom.metadata, filters)) throw new AgentNotFoundError("assistant", asked.assistantId);
       }
       if (asked.webhook !== undefined) await checkRunWebhook(asked.webhook, webhookPolicy, options.webhooks?.disabled === true);
       return { model: found.model, run: AgentAssistants.runOf(passHeaders(asked, request.headers), found) };

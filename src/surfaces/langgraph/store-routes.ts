@@ -198,6 +198,18 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
       offset: body.offset ?? 0,
     });
     const prefix = inScope(scope, parseBody(namespaceSchema, value.namespace ?? [], "namespace"));
+    // A listing without a prefix gave the handler no namespace to check: each namespace it would
+    // list is then put to the handler as the prefix of its own listing, and one it refuses is left out.
+    const handlerSees = async (labels: string[]): Promise<boolean> => {
+      if (routes.auth === undefined || value.namespace != null) return true;
+      try {
+        const each = await authorize(routes, request, "store:list_namespaces", { namespace: labels, suffix: body.suffix ?? undefined });
+        return itemPasses(labels, undefined, undefined, each.filters);
+      } catch (error) {
+        if (error instanceof AuthRefusedError) return false;
+        throw error;
+      }
+    };
     const depth = body.max_depth == null ? undefined : body.max_depth + (scope === "default" ? 0 : 2);
     const namespaces = await keptPage(
       (offset, limit) =>
@@ -210,7 +222,10 @@ export function registerStoreRoutes(on: RouteTable, routes: LangGraphRoutes, sto
             offset,
           }),
         ),
-      (labels) => visibleTo(scope, labels) && itemPasses(outOfScope(scope, labels), undefined, undefined, filters),
+      async (labels) =>
+        visibleTo(scope, labels) &&
+        itemPasses(outOfScope(scope, labels), undefined, undefined, filters) &&
+        (await handlerSees(outOfScope(scope, labels))),
       body.offset ?? 0,
       body.limit ?? 100,
     );

@@ -91,6 +91,45 @@ describe("bad input answers", () => {
     }
   });
 
+  test("a null message or a content block that is no block is a 422 before any run starts, on a stream too", async () => {
+    await expectDetail(
+      await post("/runs/wait", { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }, null] } }),
+      422,
+      /^input\.messages\.1 must be a message: an object with a role/u,
+    );
+    for (const content of [[null], [42], [{}], [{ type: "text" }], [{ type: "text", text: 5 }]]) {
+      const streamed = await post("/runs/stream", { assistant_id: "echo", input: { messages: [{ role: "user", content }] } });
+      await expectDetail(streamed, 422, /^input\.messages\.0\.content\.0(\.text)? must be a/u);
+    }
+    // What a model reads (a block of a type chat-serve does not know, a plain string) still runs.
+    const image = await post("/runs/wait", {
+      assistant_id: "echo",
+      input: { messages: [{ role: "user", content: [{ type: "text", text: "hi" }, "there"] }] },
+    });
+    assert.equal(image.status, 200);
+  });
+
+  test("as_node naming what every object has is a 422; a client-made assistant's run with context null runs", async () => {
+    for (const asNode of ["constructor", "__proto__", "toString", "hasOwnProperty", "no-such-node"]) {
+      await expectDetail(
+        await post(`/threads/${threadId}/state`, { values: { messages: [] }, as_node: asNode }),
+        422,
+        /^as_node: the graph has no node/u,
+      );
+    }
+    assert.equal((await post(`/threads/${threadId}/state`, { values: { messages: [] }, as_node: "respond" })).status, 200);
+    const assistant = (await (await post("/assistants", { graph_id: "echo", context: { tone: "dry" } })).json()) as {
+      assistant_id: string;
+    };
+    const run = await post("/runs/wait", {
+      assistant_id: assistant.assistant_id,
+      context: null,
+      input: { messages: [{ role: "user", content: "with no context" }] },
+    });
+    assert.equal(run.status, 200, await run.clone().text());
+    assert.match(await run.text(), /with no context/u);
+  });
+
   test("a JSON body that does not parse, to a path no route has, is answered in shape with an x-request-id", async () => {
     for (const body of ["", "{"]) {
       const response = await post("/nowhere", body);

@@ -155,15 +155,16 @@ export class AgentAssistants {
     const custom = found.custom;
     if (custom === undefined) return run;
     const config = custom.config as AgentRunRequest["config"];
-    const context =
-      run.context === undefined || (typeof run.context === "object" && run.context !== null && !Array.isArray(run.context))
-        ? { ...custom.context, ...(run.context as Record<string, unknown> | undefined) }
-        : run.context;
+    // `"context": null` is no context of the run's, as LangGraph's server reads it: the assistant's stands.
+    const sent = run.context ?? undefined;
+    const merged = sent === undefined || (typeof sent === "object" && !Array.isArray(sent));
+    const context = merged ? { ...custom.context, ...(sent as Record<string, unknown> | undefined) } : sent;
+    const { context: _sent, ...rest } = run;
     return {
-      ...run,
+      ...rest,
       graphId: found.model,
       config: { ...config, ...run.config, configurable: { ...config.configurable, ...run.config.configurable } },
-      ...(Object.keys(context as object).length === 0 && run.context === undefined ? {} : { context }),
+      ...(merged && sent === undefined && Object.keys(context as object).length === 0 ? {} : { context }),
     };
   }
 }

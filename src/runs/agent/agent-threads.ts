@@ -11,6 +11,9 @@ import type { AgentRuns } from "./agent-runs.js";
 import { assertReadableMessages } from "./input-messages.js";
 import { keepLatestCheckpoints } from "./keep-latest.js";
 
+/** What `as_node` may name besides the graph's nodes: LangGraph's own markers for an update. */
+const UPDATE_AS = new Set(["__end__", "__copy__", "__input__", "__start__"]);
+
 /** What a search asks of threads (the body of `POST /threads/search`, parsed). */
 export interface ThreadFilter {
   ids?: readonly string[] | null | undefined;
@@ -256,6 +259,10 @@ export class AgentThreads {
       throw new AgentConflictError(`Thread ${threadId} has no graph yet: run it once, or create it with a graph_id.`);
     assertReadableMessages(values, "values");
     assertCheckpointNamed(checkpoint);
+    // A name the graph's node table inherits (`constructor`, `__proto__`) is no node: LangGraph would trip on it.
+    if (asNode !== undefined && !UPDATE_AS.has(asNode) && !Object.hasOwn(graph.nodes, asNode)) {
+      throw new AgentInvalidBodyError(`as_node: the graph has no node "${asNode.slice(0, 80)}".`);
+    }
     const config = { configurable: { ...checkpoint, thread_id: checkpointThreadId(scope, threadId) } };
     let written: RunnableConfig;
     try {

@@ -18,6 +18,16 @@ function assertChannelNames(values: unknown, where: string): void {
   }
 }
 
+/** A content block a graph's model can read: an object with a string `type` (a text block's `text` a string), or a string. */
+function assertContentBlock(block: unknown, at: string): void {
+  if (typeof block === "string") return;
+  if (typeof block !== "object" || block === null || Array.isArray(block) || typeof (block as { type?: unknown }).type !== "string") {
+    throw new AgentInvalidBodyError(`${at} must be a content block: an object with a type, such as { "type": "text", "text": "…" }.`);
+  }
+  const { type, text } = block as { type: string; text?: unknown };
+  if (type === "text" && typeof text !== "string") throw new AgentInvalidBodyError(`${at}.text must be a string.`);
+}
+
 /**
  * Refuses `messages` a graph could not read, before they reach its state: a message of an
  * unknown role or type would be written to the thread as it is, and every later read of the
@@ -33,6 +43,11 @@ export function assertReadableMessages(values: unknown, where: string): void {
   list.forEach((message, index) => {
     if (isBaseMessage(message)) return;
     const at = `${where}.messages${Array.isArray(messages) ? `.${index}` : ""}`;
+    if (message === null || (typeof message !== "object" && typeof message !== "string")) {
+      throw new AgentInvalidBodyError(
+        `${at} must be a message: an object with a role (or type) and content, a string, or a [role, content] pair.`,
+      );
+    }
     let content: unknown;
     try {
       content = coerceMessageLikeToMessage(message as BaseMessageLike).content;
@@ -44,5 +59,6 @@ export function assertReadableMessages(values: unknown, where: string): void {
     if (typeof content !== "string" && !Array.isArray(content)) {
       throw new AgentInvalidBodyError(`${at}.content must be a string or a list of content blocks.`);
     }
+    if (Array.isArray(content)) content.forEach((block, position) => assertContentBlock(block, `${at}.content.${position}`));
   });
 }

@@ -6,6 +6,7 @@ import {
   InvalidApiKeyError,
   InvalidRequestError,
   MethodNotAllowedError,
+  RequestTooLargeError,
   ServerShuttingDownError,
   UnknownUrlError,
 } from "../errors/catalogue.js";
@@ -18,6 +19,7 @@ import type { TracingCallback } from "../tracing/tracing-callback.js";
 import { jsonErrorPosition } from "../util/json-error-position.js";
 import type { Authenticator, Caller } from "./auth.js";
 import { type CorsSettings, registerCors } from "./cors.js";
+import { drainRequest } from "./drain-request.js";
 import { errorBody } from "./error-mapper.js";
 import { registerErrorShape, renderOf } from "./framework-errors.js";
 import { type ReadinessCheck, registerHealthRoutes } from "./health.js";
@@ -191,7 +193,12 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
   app.removeContentTypeParser("text/plain");
   // Fastify's own JSON parser drops the parse error; a client deserves to know where it went wrong.
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    // A request no route takes is answered 404 or 405 in its path's shape: its body is never read.
+    if (request.is404) {
+      done(null, undefined);
+      return;
+    }
     try {
       done(null, parseJsonBody(body as string));
     } catch (error) {
@@ -303,6 +310,12 @@ export async function chatServePlugin(app: FastifyInstance, options: ChatServePl
       request.log.info({ requestId: request.chatServeRequestId }, "refused a new request: the server is draining");
     } else if (serveError.status >= 500) {
       request.log.error({ err: error, requestId: request.chatServeRequestId }, "request failed");
+    }
+    if (serveError instanceof RequestTooLargeError) {
+      // The client is still sending: read the rest (bounded) so it reads the 413, not a reset.
+      return drainRequest(request.raw).then((whole) =>
+        sendServeError(whole ? reply : reply.header("connection", "close"), serveError, shape),
+      );
     }
     return sendServeError(reply, serveError, shape);
   };

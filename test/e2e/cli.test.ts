@@ -32,6 +32,26 @@ describe("chat-serve start with the repository's own config", () => {
     assert.equal(done.choices[0]?.message.content, "Approved: going ahead with ship it.");
   });
 
+  test("an upload past the body limit is answered 413 in the path's shape, read by every client, never a reset", async () => {
+    // 3 MB to the default 1 MB limit: the server reads and drops the rest, so fetch sees the answer.
+    const big = JSON.stringify({ model: "echo", messages: [{ role: "user", content: "x".repeat(3 * 1024 * 1024) }] });
+    const origin = new URL(server.baseURL).origin;
+    const failures: string[] = [];
+    for (let round = 0; round < 20; round += 1) {
+      for (const path of ["/v1/chat/completions", "/runs/wait", "/v1/messages"]) {
+        try {
+          const answer = await fetch(`${origin}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: big });
+          const text = await answer.text();
+          if (answer.status !== 413) failures.push(`${path}: ${answer.status} ${text.slice(0, 80)}`);
+          else if (path === "/v1/messages") assert.match(text, /^\{"type":"error"/u, "Anthropic's shape");
+        } catch (error) {
+          failures.push(`${path}: ${String((error as { cause?: { code?: string } }).cause?.code ?? error)}`);
+        }
+      }
+    }
+    assert.deepEqual(failures, []);
+  });
+
   test("prints the model table and serves every demo model", async () => {
     for (const model of DEMO_MODELS) assert.match(server.output(), new RegExp(`│ ${model}\\s`));
     const ids = (await client.models.list()).data.map((model) => model.id);

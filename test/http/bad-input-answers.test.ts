@@ -139,6 +139,26 @@ describe("bad input answers", () => {
     }
   });
 
+  test("malformed JSON sent with a method a path does not take is that path's 405, in its shape: the body is never read", async () => {
+    for (const method of ["PUT", "DELETE", "PATCH"]) {
+      for (const path of ["/v1/messages", "/v1/messages/count_tokens"]) {
+        const answer = await fetch(`${server.origin}${path}`, { method, headers: { "content-type": "application/json" }, body: "{bad" });
+        assert.equal(answer.status, 405);
+        assert.equal(answer.headers.get("allow"), "POST");
+        const body = (await answer.json()) as { type: string; error: { type: string; message: string } };
+        assert.equal(body.type, "error", "Anthropic's envelope");
+        assert.equal(body.error.message, `${path} does not accept ${method}; use POST.`);
+      }
+    }
+    const openai = await fetch(`${server.origin}/v1/chat/completions`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: "{bad",
+    });
+    assert.equal(openai.status, 405);
+    assert.equal(((await openai.json()) as { error: { code: string } }).error.code, "method_not_allowed");
+  });
+
   test("framing that is not HTTP on /v1/messages is answered in Anthropic's shape", async () => {
     const json = '{"model":"echo"}';
     const answer = await raw(

@@ -95,8 +95,8 @@ export class BackgroundRuns {
    */
   start(): void {
     const { queue, concurrency } = this.#options;
-    queue.work((job, signal, { attempt }) => {
-      if ("kind" in job && job.kind === "agent-cron") return this.#fireCron(job, signal);
+    queue.work((job, signal, { attempt, due }) => {
+      if ("kind" in job && job.kind === "agent-cron") return this.#fireCron(job, signal, due);
       return "kind" in job && job.kind === "agent-run"
         ? this.#runAgentJob(job, signal, attempt)
         : this.#execute(job as BackgroundJob, signal, attempt);
@@ -104,21 +104,21 @@ export class BackgroundRuns {
   }
 
   /** What fires the Agent Protocol's crons here (its run goes on the queue as every run does). */
-  #cronHandler: ((job: AgentCronJob) => Promise<void>) | undefined;
+  #cronHandler: ((job: AgentCronJob, due?: number) => Promise<void>) | undefined;
 
-  /** The Agent Protocol's crons fire through this handler when the shared queue gives this process a firing. */
-  handleAgentCrons(handler: (job: AgentCronJob) => Promise<void>): void {
+  /** The Agent Protocol's crons fire through this handler when the shared queue gives this process a firing (`due`: when it was to). */
+  handleAgentCrons(handler: (job: AgentCronJob, due?: number) => Promise<void>): void {
     this.#cronHandler = handler;
   }
 
-  async #fireCron(job: AgentCronJob, signal: AbortSignal): Promise<JobOutcome> {
+  async #fireCron(job: AgentCronJob, signal: AbortSignal, due: number | undefined): Promise<JobOutcome> {
     if (this.#cronHandler === undefined) {
       // No Agent Protocol here (`chat-serve worker`): the firing goes back, a moment later, for a server to fire.
       await setTimeout(RETRY_AFTER_BACKEND_MS, undefined, { signal }).catch(() => {});
       return "handed-back";
     }
     // A firing's failure is the firing's: logged, and the cron fires again on its schedule.
-    await this.#cronHandler(job).catch((error: unknown) =>
+    await this.#cronHandler(job, due).catch((error: unknown) =>
       this.#options.log?.error({ err: error, cronId: job.cronId }, "a cron could not make its run"),
     );
     return "done";

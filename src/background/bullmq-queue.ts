@@ -247,7 +247,10 @@ export class BullmqQueue implements BackgroundQueue {
         () => {},
       );
       const outcome = await this.#track(
-        this.#handler!(job.data as QueuedJob, controller.signal, { attempt: Math.max(1, job.attemptsStarted) }),
+        this.#handler!(job.data as QueuedJob, controller.signal, {
+          attempt: Math.max(1, job.attemptsStarted),
+          due: job.timestamp + (job.opts.delay ?? 0),
+        }),
       );
       if (outcome === "handed-back") {
         // Back in the queue, for another worker to take over from the run's last step.

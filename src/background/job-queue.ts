@@ -33,6 +33,8 @@ export function jobIdOf(job: QueuedJob): string {
 /** Which start of a job this is: 1 for the first; more after a worker stopped or died while running it. */
 export interface JobAttempt {
   attempt: number;
+  /** When the job was to start (ms since the epoch), where the queue knows: a cron's firing on the shared queue. */
+  due?: number;
 }
 
 /** Runs one job; the signal fires when the job is cancelled, handed back or lost. */

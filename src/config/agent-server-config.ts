@@ -62,6 +62,7 @@ export const agentProtocolSettingsSchema = z.strictObject({
   disableMeta: z.boolean().optional(),
   configurableHeaders: z.strictObject({ includes: headerPatterns.optional(), excludes: headerPatterns.optional() }).optional(),
   disableWebhooks: z.boolean().optional(),
+  maxCronsPerTenant: z.int().min(1).optional(),
   webhooks: z
     .strictObject({
       requireHttps: z.boolean().optional(),

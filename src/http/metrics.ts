@@ -173,7 +173,7 @@ export class ServerMetrics {
     });
     this.#cronFirings = new Counter({
       name: "chat_serve_cron_firings_total",
-      help: "Agent Protocol cron firings by what each did: started (its run), skipped (its thread was busy), stopped (its assistant is gone).",
+      help: "Agent Protocol cron firings by what each did: started (its run), skipped (its thread was busy), missed (due while the server was behind: never made), stopped (its assistant is gone).",
       labelNames: ["outcome"],
       registers,
     });
@@ -184,9 +184,9 @@ export class ServerMetrics {
     });
   }
 
-  /** A cron fired. */
-  cronFired(outcome: "started" | "skipped" | "stopped"): void {
-    this.#cronFirings.inc({ outcome });
+  /** A cron fired (or `firings` of it were skipped or missed). */
+  cronFired(outcome: "started" | "skipped" | "missed" | "stopped", firings = 1): void {
+    this.#cronFirings.inc({ outcome }, firings);
   }
 
   /** A run was made to start later. */

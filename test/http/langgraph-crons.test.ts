@@ -21,7 +21,7 @@ before(async () => {
   server = await startTestServer(
     { echo: { graph: echo, description: "Echo" } },
     {
-      langgraph: true,
+      langgraph: { maxCronsPerTenant: 3 },
       auth: TWO_TENANTS.auth,
     },
   );
@@ -87,6 +87,24 @@ describe("crons", () => {
       assert.equal(found?.enabled, false);
     }, 15_000);
     await client.crons.delete(cron.cron_id);
+  });
+
+  test("a tenant's enabled crons stop at server.langgraph.maxCronsPerTenant; another tenant's count apart; disabled ones do not count", async () => {
+    const yearly = { schedule: "0 0 1 1 *", input };
+    const made = [];
+    for (const existing of await client.crons.search({ limit: 100 })) await client.crons.delete(existing.cron_id);
+    for (let index = 0; index < 3; index += 1) made.push(await client.crons.create("echo", yearly));
+    await assert.rejects(client.crons.create("echo", yearly), (error: Error) => {
+      assert.match(error.message, /409/u);
+      assert.match(error.message, /You have 3 enabled crons, the most this server allows \(server\.langgraph\.maxCronsPerTenant is 3\)/u);
+      return true;
+    });
+    const paused = await client.crons.create("echo", { ...yearly, enabled: false });
+    await assert.rejects(client.crons.update(paused.cron_id, { enabled: true }), /409/u);
+    assert.ok((await other.crons.create("echo", yearly)).cron_id, "the other tenant has room of its own");
+    await client.crons.update(made[0]!.cron_id, { enabled: false });
+    assert.equal((await client.crons.update(paused.cron_id, { enabled: true })).enabled, true);
+    for (const cron of [...made, paused]) await client.crons.delete(cron.cron_id);
   });
 
   test("bad input: a schedule that is no cron expression, an unknown zone, an end that is no date, a thread not there", async () => {

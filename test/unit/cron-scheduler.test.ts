@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CronScheduler, checkCronTimes, nextFiring } from "../../src/runs/agent/cron-scheduler.js";
+import { CronScheduler, checkCronTimes, firingsBetween, nextFiring } from "../../src/runs/agent/cron-scheduler.js";
 import { type CronRecord, MemoryCronRecords } from "../../src/store/cron-records.js";
 import { eventually } from "../helpers/eventually.js";
 
@@ -76,4 +76,57 @@ test("two processes on one store: each firing is made by the one that marks it f
   two.close();
   const seconds = (Date.now() - started) / 1000;
   assert.ok(fired.length <= Math.ceil(seconds) + 1, `${fired.length} firings in ${seconds.toFixed(1)} s of a cron firing every second`);
+});
+
+test("a firing that takes longer than its period skips the firings meanwhile: counted each time, logged once a minute", async () => {
+  const records = new MemoryCronRecords();
+  const counted: [string, number][] = [];
+  const logged: Record<string, unknown>[] = [];
+  const scheduler = new CronScheduler({
+    records,
+    // Each firing holds the scheduler 2.2 s: every-second firings come due meanwhile.
+    fire: () => new Promise((resolve) => setTimeout(resolve, 2_200)),
+    log: { warn: (object) => void logged.push(object) },
+    countSkipped: (reason, firings) => void counted.push([reason, firings]),
+  });
+  await records.put(cron());
+  await scheduler.start();
+  try {
+    await eventually(async () => assert.ok(counted.length >= 2, `counted ${JSON.stringify(counted)}`), 10_000, 100);
+    assert.ok(
+      counted.every(([reason, firings]) => reason === "late" && firings >= 2),
+      JSON.stringify(counted),
+    );
+    assert.equal(logged.length, 1, "one line for the first minute, however many skips");
+    assert.equal(logged[0]?.cronId, "c1");
+    assert.ok(Number(logged[0]?.late) >= 2);
+  } finally {
+    scheduler.close();
+  }
+});
+
+test("a firing the shared queue hands over late counts what its schedule had since it was due", async () => {
+  const records = new MemoryCronRecords();
+  const counted: [string, number][] = [];
+  const fired: string[] = [];
+  const scheduler = new CronScheduler({
+    records,
+    fire: async (record) => void fired.push(record.cron_id),
+    countSkipped: (reason, firings) => void counted.push([reason, firings]),
+  });
+  await records.put(cron());
+  await scheduler.fired({ kind: "agent-cron", cronId: "c1", scope: "a" }, Date.now() - 5_500);
+  assert.deepEqual(fired, ["c1"]);
+  assert.equal(counted.length, 1);
+  assert.equal(counted[0]?.[0], "late");
+  assert.ok(counted[0]![1] >= 5 && counted[0]![1] <= 6, JSON.stringify(counted));
+  await scheduler.fired({ kind: "agent-cron", cronId: "c1", scope: "a" }, Date.now());
+  assert.equal(counted.length, 1, "on time: nothing skipped");
+});
+
+test("the firings between two times follow the schedule, bounded", () => {
+  const from = new Date("2026-12-01T00:00:00.000Z");
+  assert.equal(firingsBetween(cron({ schedule: "*/5 * * * *" }), from, new Date("2026-12-01T01:00:00.000Z")), 12);
+  assert.equal(firingsBetween(cron({ schedule: "0 9 * * *" }), from, new Date("2026-12-01T08:59:59.000Z")), 0);
+  assert.equal(firingsBetween(cron(), from, new Date("2026-12-02T00:00:00.000Z"), 100), 100);
 });

@@ -4,6 +4,7 @@ import type { CronRecord, CronRecords } from "../../store/cron-records.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../../util/deadline.js";
 import type { AgentCronJob, AgentRunQueue } from "../jobs.js";
 import { backendCall } from "./agent-run-config.js";
+import { type CronSkipReason, CronSkips } from "./cron-skips.js";
 
 /** The longest a timer may wait (node's limit, about 24.8 days): a later firing is looked at again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -20,6 +21,15 @@ export function nextFiring(cron: Pick<CronRecord, "schedule" | "timezone" | "end
   } catch {
     return undefined;
   }
+}
+
+/** The firings a cron's schedule had after `due` and up to `now` (bounded: a count, not a list). */
+export function firingsBetween(cron: Pick<CronRecord, "schedule" | "timezone" | "end_time">, due: Date, now: Date, most = 10_000): number {
+  let count = 0;
+  for (let at = nextFiring(cron, due); at !== undefined && at.getTime() <= now.getTime() && count < most; at = nextFiring(cron, at)) {
+    count += 1;
+  }
+  return count;
 }
 
 /**
@@ -71,6 +81,8 @@ export class CronScheduler {
   readonly #call: <T>(operation: () => Promise<T>) => Promise<T>;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   #closed = false;
+  /** The firings crons skip: counted, and logged at most once a minute per cron. */
+  readonly skips: CronSkips;
 
   constructor(options: {
     records: CronRecords;
@@ -84,7 +96,13 @@ export class CronScheduler {
     claim?: (cron: CronRecord, due: string) => Promise<boolean>;
     /** The deadline of each call to the records (default 2 s). */
     timeoutMs?: number;
+    /** Counts skipped firings in the metrics (busy: its thread was running; late: due while the server was behind). */
+    countSkipped?: (reason: CronSkipReason, firings: number) => void;
   }) {
+    this.skips = new CronSkips({
+      ...(options.log === undefined ? {} : { log: options.log }),
+      ...(options.countSkipped === undefined ? {} : { count: options.countSkipped }),
+    });
     this.#records = options.records;
     this.#fire = options.fire;
     this.#queue = options.queue?.schedule === undefined ? undefined : options.queue;
@@ -122,14 +140,19 @@ export class CronScheduler {
     await this.#queue?.unschedule?.(key);
   }
 
-  /** A firing the shared queue gave this process: the cron's run, if the cron is still there and on. */
-  async fired(job: AgentCronJob): Promise<void> {
+  /**
+   * A firing the shared queue gave this process: the cron's run, if the cron is still there and
+   * on. `due` is when it was to fire: the firings its schedule had since (never queued while
+   * the workers were behind) are counted as skipped.
+   */
+  async fired(job: AgentCronJob, due?: number): Promise<void> {
     const cron = await this.#call(() => this.#records.get(job.scope, job.cronId));
     if (cron === undefined || !cron.enabled) {
       // Deleted or disabled while a firing was on its way: its schedule goes too.
       await this.disarm(job.scope, job.cronId);
       return;
     }
+    if (due !== undefined) this.skips.note(cron, "late", firingsBetween(cron, new Date(due), new Date()));
     await this.#fire(cron);
   }
 
@@ -152,12 +175,16 @@ export class CronScheduler {
   async #fireHere(armed: CronRecord, due: Date): Promise<void> {
     const cron = await this.#call(() => this.#records.get(armed.scope, armed.cron_id)).catch(() => armed);
     if (cron === undefined || !cron.enabled || this.#closed) return;
+    let claimed = false;
     try {
-      if (Date.now() >= due.getTime() && (this.#claim === undefined || (await this.#claim(cron, due.toISOString()))))
-        await this.#fire(cron);
+      claimed = Date.now() >= due.getTime() && (this.#claim === undefined || (await this.#claim(cron, due.toISOString())));
+      if (claimed) await this.#fire(cron);
     } catch (error) {
       this.#log?.warn({ err: error, cronId: cron.cron_id }, "a cron could not make its run; it fires again on its schedule");
     } finally {
+      // The timer is armed from now: the firings that came due meanwhile (a busy event loop, a
+      // slow store) are skipped, and counted by the process that made this one.
+      if (claimed) this.skips.note(cron, "late", firingsBetween(cron, due, new Date()));
       if (!this.#closed) this.#armTimer(cron);
     }
   }

@@ -59,6 +59,8 @@ export function assertReadableMessages(values: unknown, where: string): void {
     if (typeof content !== "string" && !Array.isArray(content)) {
       throw new AgentInvalidBodyError(`${at}.content must be a string or a list of content blocks.`);
     }
-    if (Array.isArray(content)) content.forEach((block, position) => assertContentBlock(block, `${at}.content.${position}`));
+    if (Array.isArray(content)) {
+      for (const [position, block] of content.entries()) assertContentBlock(block, `${at}.content.${position}`);
+    }
   });
 }

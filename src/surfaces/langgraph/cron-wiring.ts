@@ -27,13 +27,14 @@ export function wireCrons(
           ...(queue === undefined ? {} : { queue }),
           log: app.log,
           timeoutMs: context.backendTimeoutMs,
+          countSkipped: (reason, firings) => context.metrics?.cronFired(reason === "busy" ? "skipped" : "missed", firings),
           // A firing is one process's, whatever the number on this store: the first to mark it in the records.
           claim: (cron, due) =>
             backendCall("the cron records", context.backendTimeoutMs, () => records.claimFiring(cron.scope, cron.cron_id, due)),
         }),
     ));
   // A firing of the shared queue: the cron's run, made here.
-  context.background?.handleAgentCrons(async (job) => (await scheduler()).fired(job));
+  context.background?.handleAgentCrons(async (job, due) => (await scheduler()).fired(job, due));
   if (queue === undefined || queue.schedule === undefined) {
     app.addHook("onReady", async () => {
       // Without crons, nothing loads; a store that does not answer now leaves them for the next start.

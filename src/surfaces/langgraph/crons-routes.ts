@@ -35,7 +35,23 @@ function cronJson(record: CronRecord): Record<string, unknown> {
  * one) and deleted. Each tenant has its own; a project's `Auth` decides by their metadata.
  */
 export function registerCronRoutes(on: RouteTable, routes: LangGraphRoutes): void {
-  const { records, scheduler } = routes.crons;
+  const { records, scheduler, maxPerTenant } = routes.crons;
+
+  /**
+   * One more enabled cron for the caller must stay within `server.langgraph.maxCronsPerTenant`
+   * (its tenant's, or under a project's `Auth` its user's); a 409 saying what to do otherwise.
+   */
+  async function assertRoomForCron(request: FastifyRequest, scope: string, except?: string) {
+    const user = request.chatServeCaller?.authUser?.user.identity ?? null;
+    const enabled = (await backend(() => records.list(scope))).filter(
+      (cron) => cron.enabled && cron.cron_id !== except && (user === null || cron.user_id === user),
+    );
+    if (enabled.length >= maxPerTenant) {
+      throw new AgentConflictError(
+        `You have ${enabled.length} enabled crons, the most this server allows (server.langgraph.maxCronsPerTenant is ${maxPerTenant}): delete or disable one first.`,
+      );
+    }
+  }
   const backend = <T>(operation: () => Promise<T>) => backendCall("the cron records", routes.backendTimeoutMs, operation);
 
   /** The run a cron would make, checked now as a run's request is: its fields, its assistant, its webhook. */
@@ -58,6 +74,7 @@ export function registerCronRoutes(on: RouteTable, routes: LangGraphRoutes): voi
     }
     const payload = payloadOf(body);
     await checkRun(request, scope, body.assistant_id, payload);
+    if (body.enabled !== false) await assertRoomForCron(request, scope);
     if (records instanceof MemoryCronRecords && records.full) {
       throw new AgentConflictError(
         `This server keeps at most ${MEMORY_CRON_LIMIT} crons in memory; delete some, or keep them in Postgres (store: { kind: "postgres" }).`,
@@ -150,6 +167,7 @@ export function registerCronRoutes(on: RouteTable, routes: LangGraphRoutes): voi
     checkCronTimes({ ...(sent.schedule == null ? {} : { schedule: sent.schedule }), timezone: sent.timezone, end_time: sent.end_time });
     const payload = { ...current.payload, ...payloadOf(sent) };
     await checkRun(request, current.scope, current.assistant_id, payload);
+    if (sent.enabled === true && !current.enabled) await assertRoomForCron(request, current.scope, current.cron_id);
     const record: CronRecord = {
       ...current,
       payload,

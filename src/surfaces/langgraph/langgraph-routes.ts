@@ -54,7 +54,7 @@ export interface LangGraphRoutes {
   /** The server's metrics, when they are on. */
   metrics: SurfaceContext["metrics"];
   /** Crons: where they are kept, and what fires them. */
-  crons: { records: CronRecords; scheduler: CronScheduler };
+  crons: { records: CronRecords; scheduler: CronScheduler; maxPerTenant: number };
   /**
    * The run a request starts and the model it runs: its body's, with the request headers
    * `configurable_headers` passes (`config.configurable`) and its assistant's config and
@@ -62,6 +62,9 @@ export interface LangGraphRoutes {
    */
   prepareRun(request: FastifyRequest, scope: string, run: AgentRunRequest): Promise<{ run: AgentRunRequest; model: string }>;
 }
+
+/** How many enabled crons a tenant may have unless `server.langgraph.maxCronsPerTenant` says otherwise. */
+const MAX_CRONS_PER_TENANT = 100;
 
 /** Options of `server.langgraph` beyond on and off. */
 export interface LangGraphSurfaceOptions {
@@ -79,6 +82,8 @@ export interface LangGraphSurfaceOptions {
   webhooks?: { policy: RunWebhookPolicy; disabled: boolean };
   /** What fires the crons (the surface's, made at start so that they fire before any request). */
   cronScheduler: CronScheduler;
+  /** The most enabled crons one tenant (one user under a project's `Auth`) may have; default 100. */
+  maxCronsPerTenant?: number;
 }
 
 /**
@@ -151,7 +156,11 @@ export function langGraphRoutes(
     limits: context.limits,
     startedAt: options.startedAt,
     assistants,
-    crons: { records: registry.store.cronRecords, scheduler: options.cronScheduler },
+    crons: {
+      records: registry.store.cronRecords,
+      scheduler: options.cronScheduler,
+      maxPerTenant: options.maxCronsPerTenant ?? MAX_CRONS_PER_TENANT,
+    },
     metrics: context.metrics,
     prepareRun: async (request, scope, asked) => {
       const found = await backendCall("the assistant records", context.backendTimeoutMs, () => assistants.find(scope, asked.assistantId));
@@ -217,9 +226,8 @@ export function langGraphRoutes(
       context.metrics?.cronFired("started");
     } catch (error) {
       if (!(error instanceof AgentConflictError)) throw error;
-      // Its thread is still running the last firing's run (or another): this firing is skipped.
-      app.log.warn({ cronId: cron.cron_id, threadId: cron.thread_id }, "a cron's thread is busy: this firing is skipped");
-      context.metrics?.cronFired("skipped");
+      // Its thread is still running the last firing's run (or another): this firing is skipped (counted; logged once a minute).
+      options.cronScheduler.skips.note(cron, "busy");
     }
   };
   return { table: on, runs, protocol: routes.protocol, socket, sweep, webhooks, fireCron };

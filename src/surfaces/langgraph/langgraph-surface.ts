@@ -37,6 +37,8 @@ export interface AgentProtocolSettings {
   disableWebhooks?: boolean;
   /** What a run's `webhook` may call, and the headers it carries (langgraph.json's `webhooks`). */
   webhooks?: RunWebhookPolicy;
+  /** The most enabled crons one tenant (one user under a project's `Auth`) may have; default 100. */
+  maxCronsPerTenant?: number;
 }
 
 /** `server.langgraph` as a bind takes it: on, where, and what of it. */
@@ -173,6 +175,7 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
           ...(settings.records === undefined ? {} : { records: settings.records }),
           ...(settings.configurableHeaders === undefined ? {} : { configurableHeaders: settings.configurableHeaders }),
           webhooks: { policy: settings.webhooks ?? {}, disabled: settings.disableWebhooks === true },
+          ...(settings.maxCronsPerTenant === undefined ? {} : { maxCronsPerTenant: settings.maxCronsPerTenant }),
         });
         runs = loaded.runs;
         sweep = loaded.sweep;

@@ -204,7 +204,7 @@ export class ChatServe {
     }
     const backendTimeoutMs = this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
     const readinessChecks = [
-      { name: "graphs", check: () => this.registry.validateAll() },
+      { name: "graphs", check: () => this.registry.validateAll(), essential: true },
       ...coordinatorChecks(this.registry),
       ...(this.#options.readinessChecks ?? []),
     ];

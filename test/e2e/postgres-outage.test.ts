@@ -42,7 +42,11 @@ test("Postgres going away gives 503 backend_unavailable for interrupt graphs; se
     return true;
   });
   assert.ok(performance.now() - started < 8_000, "refused promptly, not after a hang");
-  const ready = await fetch(`${server.baseURL}/ready`);
+  // The replica still serves what needs no such backend: degraded, not out of the balancer; strict says 503.
+  const degraded = await fetch(`${server.baseURL}/ready`);
+  assert.equal(degraded.status, 200);
+  assert.equal(((await degraded.json()) as { status: string }).status, "degraded");
+  const ready = await fetch(`${server.baseURL}/ready?strict=true`);
   assert.equal(ready.status, 503);
   const checks = ((await ready.json()) as { checks: Record<string, string> }).checks;
   assert.equal(checks.checkpointer, "unavailable");
@@ -52,5 +56,5 @@ test("Postgres going away gives 503 backend_unavailable for interrupt graphs; se
   await eventually(async () => {
     assert.equal((await ask("counter")).choices[0]?.finish_reason, "tool_calls");
   }, 30_000);
-  assert.equal((await fetch(`${server.baseURL}/ready`)).status, 200);
+  assert.equal(((await (await fetch(`${server.baseURL}/ready?strict=true`)).json()) as { status: string }).status, "ready");
 });

@@ -19,8 +19,23 @@ export function requireHaproxy(): { skip: string | false } {
   return { skip: reason };
 }
 
-/** The HAProxy configuration for `backends` (host:port each), listening on `port`. */
-export function haproxyConfig(port: number, backends: readonly string[]): string {
+/** What HAProxy answers when no replica is up at all: JSON both kinds of client read, never its HTML page. */
+export const HAPROXY_503_FILE = `HTTP/1.0 503 Service Unavailable
+Cache-Control: no-cache
+Connection: close
+Content-Type: application/json
+
+{"detail":"No chat-serve replica is available right now; retry shortly.","error":{"message":"No chat-serve replica is available right now; retry shortly.","type":"server_error","param":null,"code":"server_unavailable"}}
+`;
+
+/**
+ * The HAProxy configuration for `backends` (host:port each), listening on `port`: replicas
+ * whose every backend answers (`/ready?strict=true`), and when none does (a Redis or Postgres
+ * outage they share), the replicas that still serve what needs neither (`/ready`), so
+ * chat-serve's own JSON 503 answers what needs the backend. `errorFile`: the JSON 503 above.
+ */
+export function haproxyConfig(port: number, backends: readonly string[], errorFile = "/etc/haproxy/errors/503.json.http"): string {
+  const servers = backends.map((backend, index) => `  server replica${index} ${backend} check`).join("\n");
   return `global
   maxconn 1024
 
@@ -37,14 +52,23 @@ defaults
 
 frontend chat
   bind 127.0.0.1:${port}
-  default_backend replicas
+  use_backend replicas if { nbsrv(replicas) gt 0 }
+  default_backend replicas_degraded
 
 backend replicas
+  balance roundrobin
+  option httpchk GET /ready?strict=true
+  http-check expect status 200
+  default-server inter 300ms fall 1 rise 2
+${servers}
+
+backend replicas_degraded
   balance roundrobin
   option httpchk GET /ready
   http-check expect status 200
   default-server inter 300ms fall 1 rise 2
-${backends.map((backend, index) => `  server replica${index} ${backend} check`).join("\n")}
+  errorfile 503 ${errorFile}
+${servers}
 `;
 }
 
@@ -54,7 +78,9 @@ export async function startHaproxy(backends: readonly string[]): Promise<{ origi
   const dir = mkdtempSync(path.join(tmpdir(), "chat-serve-haproxy-"));
   const port = await freePort();
   const file = path.join(dir, "haproxy.cfg");
-  writeFileSync(file, haproxyConfig(port, backends));
+  const errorFile = path.join(dir, "503.json.http");
+  writeFileSync(errorFile, HAPROXY_503_FILE.replaceAll("\n", "\r\n"));
+  writeFileSync(file, haproxyConfig(port, backends, errorFile));
   const child: ChildProcess = spawn(HAPROXY, ["-db", "-f", file], { stdio: ["ignore", "ignore", "pipe"] });
   let errors = "";
   child.stderr?.on("data", (data: Buffer) => {

@@ -100,8 +100,9 @@ function resumeMessages(paused: any, answer = "yes") {
 }
 
 /**
- * Interrupt requests and /ready answer 503 within the deadline (and a second), with no
- * internals in the message. Returns the /ready response.
+ * Interrupt requests answer 503 within the deadline (and a second), with no internals in the
+ * message; /ready says `degraded` (the replica still serves what needs no such backend) and
+ * /ready?strict=true 503, each within the deadline. Returns the strict response.
  */
 async function assertRefusedWithinDeadline(origin: string): Promise<Response> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -116,8 +117,11 @@ async function assertRefusedWithinDeadline(origin: string): Promise<Response> {
   const started = performance.now();
   const ready = await fetch(`${origin}/v1/ready`);
   assert.ok(performance.now() - started < TIMEOUT_MS + 1_000, "/ready answered within the deadline");
-  assert.equal(ready.status, 503);
-  return ready;
+  assert.equal(ready.status, 200);
+  assert.equal(((await ready.json()) as { status: string }).status, "degraded");
+  const strict = await fetch(`${origin}/v1/ready?strict=true`);
+  assert.equal(strict.status, 503);
+  return strict;
 }
 
 describe("Postgres faults", { skip: postgres.skip }, () => {
@@ -170,7 +174,7 @@ describe("Postgres faults", { skip: postgres.skip }, () => {
     proxy.restore();
     await eventually(async () => {
       assert.equal((await chat(origin, "counter", [{ role: "user", content: "go" }])).status, 200);
-      assert.equal((await fetch(`${origin}/v1/ready`)).status, 200);
+      assert.equal(((await (await fetch(`${origin}/v1/ready`)).json()) as { status: string }).status, "ready");
     }, 15_000);
     await eventually(async () => assert.equal((backends.runCoordinator as PostgresRunCoordinator).activeLeases, 0), 5_000);
   });
@@ -266,7 +270,7 @@ describe("Redis faults", { skip: redis.skip }, () => {
     server.kill("SIGCONT");
     await eventually(async () => {
       assert.equal((await chat(origin, "counter", [{ role: "user", content: "go" }])).status, 200);
-      assert.equal((await fetch(`${origin}/v1/ready`)).status, 200);
+      assert.equal(((await (await fetch(`${origin}/v1/ready`)).json()) as { status: string }).status, "ready");
     }, 15_000);
   });
 });

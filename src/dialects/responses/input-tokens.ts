@@ -1,88 +1,66 @@
+import { Worker } from "node:worker_threads";
 import type { ChatCompletionRequest, ChatMessage } from "../../wire/request.js";
+import type { CountAnswer, CountAsk } from "./tokenizer-worker.js";
 
 // `POST /responses/input_tokens` (and Anthropic's `count_tokens`, and `/responses/compact`'s
-// sizes): how many tokens a request's input is, counted without running the graph. The
-// tokenizer is OpenAI's `o200k_base` (GPT-4o, 4.1, 5 and the o-series), through `js-tiktoken`
-// (LangChain's own dependency); the framing follows OpenAI's published way of counting chat
-// input: 3 tokens per message, 1 for a name, 3 to prime the answer.
-//
-// Byte-pair encoding costs time quadratic in the length of one pre-token, and one unbroken run
-// of letters (minified code, base64, "x" × 20,000) is one pre-token: 20,000 letters took 30 s
-// of the event loop. So a run of more than LONG_RUN letters, punctuation marks or whitespace
-// characters is counted in pieces of PIECE characters, each encoded on its own: linear time,
-// exact for ordinary text, an estimate for such a run (exact for one letter repeated). Between every SLICE characters the count yields to the
-// event loop, so a 1 MiB body (the default `bodyLimit`, the counting routes' limit too) costs
-// well under a second and never holds up another request.
+// sizes): how many tokens a request's input is, counted without running the graph, following
+// OpenAI's published way of counting chat input: 3 tokens per message, 1 for a name, 3 to prime
+// the answer. The texts are counted in the tokenizer's own thread (tokenizer-worker.ts, started
+// on the first count), so neither loading the tokenizer nor counting a 1 MiB body ever holds up
+// another request (`/health` included).
 
-type Encoder = { encode(text: string): number[] };
+/**
+ * The tokenizer's thread: started on the first count, shared by every count of the process,
+ * holding the process only while a count waits on it, and forgotten when it fails, to start
+ * again on the next count. Counts wait their turn in it.
+ */
+class TokenizerThread {
+  #worker: Worker | undefined;
+  #next = 0;
+  readonly #waiting = new Map<number, { resolve(counts: number[]): void; reject(error: Error): void }>();
 
-const LONG_RUN = 64;
-const PIECE = 8;
-const SLICE = 65_536;
-
-let encoder: Promise<Encoder> | undefined;
-
-/** The tokenizer, loaded on the first count (its ranks are a few megabytes). */
-function tokenizer(): Promise<Encoder> {
-  encoder ??= Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/o200k_base")]).then(
-    ([{ Tiktoken }, { default: ranks }]) => new Tiktoken(ranks),
-  );
-  return encoder;
-}
-
-/** A run the tokenizer would take as one pre-token (letters, punctuation, whitespace), too long
- * to encode whole. Digits are pre-split in threes by the tokenizer itself, so a hash is not one. */
-const longRun = new RegExp(`[\\p{L}\\p{M}]{${LONG_RUN + 1},}|[^\\s\\p{L}\\p{N}]{${LONG_RUN + 1},}|\\s{${LONG_RUN + 1},}`, "gu");
-
-/** Counts texts in bounded time, yielding to the event loop between slices of work. */
-class BoundedCounter {
-  #encoder: Encoder;
-  #sinceYield = 0;
-
-  constructor(encoder: Encoder) {
-    this.#encoder = encoder;
+  count(texts: string[]): Promise<number[]> {
+    const worker = this.#worker ?? this.#start();
+    const id = (this.#next += 1);
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      // Held while a count waits on it, let go when none does: it never keeps an idle process alive.
+      worker.ref();
+      worker.postMessage({ id, texts } satisfies CountAsk);
+    });
   }
 
-  /** The tokens of one text; long unbroken runs counted piece by piece. */
-  async count(text: string): Promise<number> {
-    if (text.length === 0) return 0;
-    let tokens = 0;
-    let start = 0;
-    longRun.lastIndex = 0;
-    for (let match = longRun.exec(text); match !== null; match = longRun.exec(text)) {
-      tokens += await this.#encodeSlices(text.slice(start, match.index));
-      const run = match[0];
-      for (let at = 0; at < run.length; at += PIECE) tokens += await this.#encode(run.slice(at, at + PIECE));
-      start = match.index + run.length;
-    }
-    return tokens + (await this.#encodeSlices(text.slice(start)));
-  }
-
-  /** A text between long runs, encoded a slice at a time; each cut falls before a space that
-   * follows a word, where the tokenizer would start a new pre-token anyway. */
-  async #encodeSlices(text: string): Promise<number> {
-    let tokens = 0;
-    let rest = text;
-    while (rest.length > SLICE) {
-      let cut = rest.lastIndexOf(" ", SLICE);
-      while (cut > 0 && /\s/u.test(rest[cut - 1] ?? "")) cut = rest.lastIndexOf(" ", cut - 1);
-      if (cut <= 0) cut = SLICE;
-      tokens += await this.#encode(rest.slice(0, cut));
-      rest = rest.slice(cut);
-    }
-    return tokens + (await this.#encode(rest));
-  }
-
-  async #encode(text: string): Promise<number> {
-    if (text.length === 0) return 0;
-    this.#sinceYield += text.length;
-    if (this.#sinceYield >= SLICE) {
-      this.#sinceYield = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    return this.#encoder.encode(text).length;
+  #start(): Worker {
+    // From source (the tests, under tsx) the thread loads TypeScript through tsx, as this thread does.
+    const fromSource = import.meta.url.endsWith(".ts");
+    const entry = new URL(fromSource ? "./tokenizer-worker.ts" : "./tokenizer-worker.js", import.meta.url);
+    const worker = fromSource
+      ? new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`, {
+          eval: true,
+        })
+      : new Worker(entry);
+    worker.on("message", (answer: CountAnswer) => {
+      const waiting = this.#waiting.get(answer.id);
+      this.#waiting.delete(answer.id);
+      if (this.#waiting.size === 0) worker.unref();
+      if ("error" in answer) waiting?.reject(new Error(`The tokenizer could not count: ${answer.error}`));
+      else waiting?.resolve(answer.counts);
+    });
+    const fail = (error: Error) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const waiting of this.#waiting.values()) waiting.reject(error);
+      this.#waiting.clear();
+    };
+    worker.on("error", fail);
+    worker.on("exit", (code) => fail(new Error(`The tokenizer's thread stopped (exit code ${code}).`)));
+    // After the listeners (a message listener refs the thread's port).
+    worker.unref();
+    this.#worker = worker;
+    return worker;
   }
 }
+
+let thread: TokenizerThread | undefined;
 
 /** The text a message gives the model: its content's text parts (an image counts as its URL's text is not sent). */
 function contentText(content: ChatMessage["content"]): string {
@@ -94,16 +72,21 @@ function contentText(content: ChatMessage["content"]): string {
 
 /** The input tokens of an engine request: its messages, their tool calls, and the tools it offers. */
 export async function countInputTokens(request: ChatCompletionRequest): Promise<number> {
-  const counter = new BoundedCounter(await tokenizer());
-  let tokens = 3;
+  let framing = 3;
+  const texts: string[] = [];
   for (const message of request.messages) {
-    tokens += 3 + (await counter.count(message.role)) + (await counter.count(contentText(message.content)));
-    if ("name" in message && typeof message.name === "string") tokens += 1 + (await counter.count(message.name));
+    framing += 3;
+    texts.push(message.role, contentText(message.content));
+    if ("name" in message && typeof message.name === "string") {
+      framing += 1;
+      texts.push(message.name);
+    }
     if (message.role === "assistant") {
-      for (const call of message.tool_calls ?? [])
-        tokens += (await counter.count(call.function.name)) + (await counter.count(call.function.arguments));
+      for (const call of message.tool_calls ?? []) texts.push(call.function.name, call.function.arguments);
     }
   }
-  for (const tool of request.tools ?? []) tokens += await counter.count(JSON.stringify(tool.function));
-  return tokens;
+  for (const tool of request.tools ?? []) texts.push(JSON.stringify(tool.function));
+  thread ??= new TokenizerThread();
+  const counts = await thread.count(texts);
+  return counts.reduce((sum, count) => sum + count, framing);
 }

@@ -1,8 +1,9 @@
-import { type BaseStore, InMemoryStore, MemorySaver } from "@langchain/langgraph";
+import { type BaseStore, InMemoryStore } from "@langchain/langgraph";
 import { z } from "zod";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
+import { TurnTakingMemorySaver } from "../coordination/turn-taking-memory-saver.js";
 import {
   ClientSettingsDefinitionError,
   GraphConfigurationError,
@@ -232,7 +233,7 @@ export class GraphRegistry {
         }
         const ownCheckpointer = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
         if (entry.config.features.has(GraphFeature.INTERRUPTS) || entry.config.threads) {
-          this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();
+          this.#fallbackCheckpointer ??= this.#checkpointer ?? new TurnTakingMemorySaver();
           graph = prepareInterruptGraph(name, graph, this.#fallbackCheckpointer, entry.config.threads ? "threads" : "INTERRUPTS");
         }
         entry.stateful = ownCheckpointer || entry.config.threads;
@@ -302,7 +303,7 @@ export class GraphRegistry {
     const own = typeof graph.checkpointer === "object" && graph.checkpointer !== null;
     const hasStore = typeof (graph as { store?: unknown }).store === "object" && (graph as { store?: unknown }).store !== null;
     if (own && hasStore) return graph;
-    if (!own) this.#fallbackCheckpointer ??= this.#checkpointer ?? new MemorySaver();
+    if (!own) this.#fallbackCheckpointer ??= this.#checkpointer ?? new TurnTakingMemorySaver();
     const copy = withCheckpointer(graph, own ? graph.checkpointer : this.#fallbackCheckpointer);
     if (copy === undefined)
       throw new GraphConfigurationError(`Model '${name}' cannot run on a checkpointer: its graph has no withConfig().`);

@@ -1,9 +1,10 @@
-import { type BaseStore, InMemoryStore, MemorySaver } from "@langchain/langgraph";
+import { type BaseStore, InMemoryStore } from "@langchain/langgraph";
 import type { Redis } from "ioredis";
 import { type ParsedConfig, storeConfigOf } from "../config/define-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
+import { TurnTakingMemorySaver } from "../coordination/turn-taking-memory-saver.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { ExpiringStore } from "../store/expiring-store.js";
 import type { GraphStoreIndex } from "../store/graph-store-index.js";
@@ -156,7 +157,7 @@ export async function backendsFromConfig(
     };
     closers.push(() => pool.end());
   } else {
-    checkpointer = new MemorySaver();
+    checkpointer = new TurnTakingMemorySaver();
     pendingRuns = new MemoryPendingRunIndex();
   }
 

@@ -31,10 +31,14 @@ function markNextTurn(): void {
 export class EventLoopTurns {
   readonly #budgetMs: number;
   #since = performance.now();
-  #turn = -1;
+  #turn: number;
 
   constructor(budgetMs = DEFAULT_TURN_BUDGET_MS) {
     this.#budgetMs = budgetMs;
+    // The budget starts now: a loop made in the middle of a long stretch of work (a run's first
+    // event after its first step) waits at its first step past the budget, not one step later.
+    this.#turn = turn;
+    markNextTurn();
   }
 
   /** A promise only when the loop must wait: a step within budget costs no promise job. */

@@ -1,6 +1,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { InternalError, UserFacingError } from "../../errors/catalogue.js";
 import { toServeError } from "../../errors/to-serve-error.js";
+import { EventLoopTurns } from "../../util/event-loop-turns.js";
 
 /** A LangGraph state snapshot, as `getState` and `getStateHistory` give it. */
 export interface StateSnapshot {
@@ -124,4 +125,46 @@ export function protocolJson(value: unknown): string {
     }
     return current;
   });
+}
+
+/** An object JSON.stringify walks as it is: an object or array of the plain kind, without `toJSON`. */
+function walkable(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  const plain = Array.isArray(value) ? prototype === Array.prototype : prototype === Object.prototype || prototype === null;
+  return plain && typeof (value as { toJSON?: unknown }).toJSON !== "function";
+}
+
+/** What JSON leaves out of an object (and writes as null in a list). */
+const omitted = (value: unknown) => value === undefined || typeof value === "function" || typeof value === "symbol";
+
+/**
+ * `protocolJson`, in turns of the event loop: the same text, but a large value (a state of
+ * 10,000 messages: 100 ms of serializing) is written a piece at a time, the loop taking a turn
+ * whenever the writing has worked past its budget. Plain objects and lists are walked here; every
+ * other value (a message, a date) is written whole by `protocolJson`.
+ */
+export async function protocolJsonInTurns(value: unknown, turns = new EventLoopTurns()): Promise<string | undefined> {
+  const write = async (current: unknown, ancestors: Set<object>): Promise<string | undefined> => {
+    const turn = turns.take();
+    if (turn !== undefined) await turn;
+    if (current === null || typeof current !== "object" || !walkable(current) || ancestors.has(current)) return protocolJson(current);
+    ancestors.add(current);
+    try {
+      if (Array.isArray(current)) {
+        const items: string[] = [];
+        for (const item of current) items.push(omitted(item) ? "null" : ((await write(item, ancestors)) ?? "null"));
+        return `[${items.join(",")}]`;
+      }
+      const fields: string[] = [];
+      for (const [key, item] of Object.entries(current)) {
+        if (key === "callbacks" || omitted(item)) continue;
+        const json = await write(item, ancestors);
+        if (json !== undefined) fields.push(`${JSON.stringify(key)}:${json}`);
+      }
+      return `{${fields.join(",")}}`;
+    } finally {
+      ancestors.delete(current);
+    }
+  };
+  return write(value, new Set());
 }

@@ -3,7 +3,8 @@ import { v7 as uuid7, validate as validateUuid } from "@langchain/core/utils/uui
 import { BaseCheckpointSaver, Command } from "@langchain/langgraph";
 import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
-import { type AgentGraph, interruptsOf } from "./agent-graph.js";
+import { EventLoopTurns } from "../../util/event-loop-turns.js";
+import { type AgentGraph, interruptsOf, protocolJsonInTurns } from "./agent-graph.js";
 import { type AgentRunRequest, type Backend, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
 import { agentStreamEvents } from "./agent-stream.js";
 import { assistantIdOf } from "./assistants.js";
@@ -97,12 +98,16 @@ export async function driveGraph(
     : request.command === undefined
       ? (request.input ?? null)
       : new Command(request.command as ConstructorParameters<typeof Command>[0]);
+  const turns = new EventLoopTurns();
   if (goesOn === "ended") {
     // Nothing to run: its answer is the thread's state, below.
   } else if (protocol !== undefined) {
     // Protocol v2: LangGraph's own protocol events, every mode, subgraphs included.
     const stream = await graph.streamEvents(input, { ...config, version: "v3" });
-    for await (const event of stream as AsyncIterable<RunProtocolEvent>) protocol.event(event);
+    for await (const event of stream as AsyncIterable<RunProtocolEvent>) {
+      protocol.event(event);
+      await turns.take();
+    }
   } else {
     for await (const { event, data } of agentStreamEvents({
       graph,
@@ -112,7 +117,10 @@ export async function driveGraph(
       subgraphs: request.subgraphs,
       runId,
     })) {
-      events.push(event, data);
+      // A large state is written in turns, so that other requests are served while it is.
+      events.push(event, data, (await protocolJsonInTurns(data, turns)) ?? "null");
+      // A run whose steps never wait on I/O (a large state on the in-memory checkpointer) lets other requests in between its events.
+      await turns.take();
     }
   }
   const checkpointThread = (config.configurable as { thread_id: string }).thread_id;

@@ -27,10 +27,10 @@ export class RunEvents {
     this.#tee = options.tee;
   }
 
-  /** Adds an event; its data is serialized now, as it is at this step. */
-  push(event: string, data: unknown): void {
+  /** Adds an event; its data is serialized now, as it is at this step (or was: `json`, written in turns by the caller). */
+  push(event: string, data: unknown, json?: string): void {
     if (this.#finished) return;
-    const logged = { id: this.#first + this.#events.length, event, json: protocolJson(data) ?? "null" };
+    const logged = { id: this.#first + this.#events.length, event, json: json ?? protocolJson(data) ?? "null" };
     this.#events.push(logged);
     this.#tee?.(logged);
     this.#wakeup.signal();

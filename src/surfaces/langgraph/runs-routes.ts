@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AgentNotFoundError } from "../../errors/catalogue.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
+import { protocolJsonInTurns } from "../../runs/agent/agent-graph.js";
 import { backendCall } from "../../runs/agent/agent-run-config.js";
 import { RunEvents } from "../../runs/agent/run-events.js";
 import type { AgentRunRecord } from "../../store/agent-records.js";
@@ -85,7 +86,9 @@ export function registerRunRoutes(on: RouteTable, routes: LangGraphRoutes): void
     gone.signal.addEventListener("abort", cancelled, { once: true });
     try {
       reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
-      return (await runs.join(live)) ?? null;
+      // A large state is written in turns (the same JSON the surface's serializer writes), so others are served meanwhile.
+      const json = (await protocolJsonInTurns((await runs.join(live)) ?? null)) ?? "null";
+      return reply.type("application/json; charset=utf-8").send(json);
     } finally {
       gone.signal.removeEventListener("abort", cancelled);
       gone.dispose();

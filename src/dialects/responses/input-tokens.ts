@@ -21,7 +21,8 @@ class TokenizerThread {
 
   count(texts: string[]): Promise<number[]> {
     const worker = this.#worker ?? this.#start();
-    const id = (this.#next += 1);
+    this.#next += 1;
+    const id = this.#next;
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
       // Held while a count waits on it, let go when none does: it never keeps an idle process alive.

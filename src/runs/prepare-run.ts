@@ -17,6 +17,12 @@ import { type ClientFlow, UsageCollector } from "./usage.js";
 
 const DEFAULT_SCOPE = "default";
 
+/** Whether a graph was compiled with a store of its own (`compile({ store })`). */
+function hasStore(graph: object): boolean {
+  const store = (graph as { store?: unknown }).store;
+  return typeof store === "object" && store !== null;
+}
+
 async function resolveScope(scope: (() => Promise<string>) | undefined): Promise<string> {
   const value = scope === undefined ? DEFAULT_SCOPE : await scope();
   if (typeof value !== "string" || value.length === 0) {
@@ -235,6 +241,8 @@ export async function prepareRun(
     thread: interrupt === undefined ? thread?.configurable : interrupt.configurable,
     parameters: request.parameters,
     ...(context.caller?.authUser === undefined ? {} : { user: context.caller.authUser }),
+    // A graph that reads the store gets the server's on every surface, as on the Agent Protocol (its own, when compiled with one).
+    ...(hasStore(graph) ? {} : { store: registry.graphStore }),
     ...(context.durable !== undefined && (thread !== undefined || interrupt !== undefined) ? { durability: "sync" as const } : {}),
   });
   const clientEvents =

@@ -1,5 +1,6 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { CallbackManager, type Callbacks } from "@langchain/core/callbacks/manager";
+import type { BaseStore } from "@langchain/langgraph";
 import { PARAMETERS_METADATA_KEY } from "../parameters/request-parameters.js";
 import type { RunCaller } from "../settings/runtime-context.js";
 import type { RequestParameters } from "../wire/parameters.js";
@@ -29,6 +30,11 @@ export interface RunConfigInput {
   durability?: "sync";
   /** The client's OpenAI parameters, for `requestParameters(config)` in graph code. */
   parameters: RequestParameters;
+  /**
+   * LangGraph's store for a graph compiled without one (`config.store`, `getStore()` in graph
+   * code): the same store the Agent Protocol's runs and its `/store` routes use.
+   */
+  store?: BaseStore;
 }
 
 /** Combines registered callbacks with the service's own, copying rather than mutating. */
@@ -79,5 +85,6 @@ export function buildRunConfig(input: RunConfigInput): Record<string, unknown> {
     };
   }
   if (input.durability !== undefined) config.durability = input.durability;
+  if (input.store !== undefined) config.store = input.store;
   return config;
 }

@@ -11,6 +11,8 @@ export interface BackgroundJob {
   tenant?: string;
   /** The user a project's LangGraph `Auth` said is calling: the run's graph reads it as on any other surface. */
   authUser?: RunCaller["authUser"];
+  /** The scope of the store the graph reads, when it is not `scope` (a project's `Auth` users share `default`). */
+  storeScope?: string;
   /** The request id of the POST that queued it, for the logs. */
   requestId: string;
   /** For an interrupt graph: the run the response names (its id carries it). */

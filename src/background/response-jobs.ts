@@ -245,6 +245,7 @@ async function prepare(
         ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
         scope: async () => job.scope,
         caller: { tenant: job.tenant, ...(job.authUser === undefined ? {} : { authUser: job.authUser }) },
+        ...(job.storeScope === undefined ? {} : { storeScope: job.storeScope }),
         ...(parsed.resume === undefined ? {} : { resumeOf: parsed.resume }),
         ...(resolved.context.thread === undefined ? {} : { thread: resolved.context.thread }),
         ...(durable === undefined ? {} : { durable }),

@@ -4,7 +4,7 @@ import { InvalidRequestError, UnsupportedParameterError } from "../errors/catalo
 import { toServeError } from "../errors/to-serve-error.js";
 import type { ResponseObject } from "../wire/responses-response.js";
 import { errorBody } from "./error-mapper.js";
-import { type RunRouteOptions, requestScope } from "./run-request.js";
+import { type RunRouteOptions, requestScope, sharesAgentStore } from "./run-request.js";
 import { writeSse } from "./sse-writer.js";
 
 /** The statuses a response ends in. */
@@ -78,6 +78,7 @@ export async function submitBackground(
     scope: await requestScope(request, options.checkpointScope),
     ...(request.chatServeCaller?.tenant === undefined ? {} : { tenant: request.chatServeCaller.tenant }),
     ...(request.chatServeCaller?.authUser === undefined ? {} : { authUser: request.chatServeCaller.authUser }),
+    ...(sharesAgentStore(request, options.checkpointScope) ? { storeScope: "default" } : {}),
     requestId: request.chatServeRequestId,
     body: request.body as Record<string, unknown>,
   });

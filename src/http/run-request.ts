@@ -39,6 +39,14 @@ function scopeResolver(request: FastifyRequest, checkpointScope: CheckpointScope
   return scope === undefined ? undefined : async () => scope(request);
 }
 
+/**
+ * Whether the request's graphs read the Agent Protocol's shared store (scope `default`): the
+ * users of a project's LangGraph `Auth` share it, as its threads, and its handlers tell them apart.
+ */
+export function sharesAgentStore(request: FastifyRequest, checkpointScope: CheckpointScope | undefined): boolean {
+  return request.chatServeCaller?.sharesAgentScope === true && checkpointScope === undefined;
+}
+
 /** The scope of a request, resolved (see `scopeResolver`). */
 export async function requestScope(request: FastifyRequest, checkpointScope: CheckpointScope | undefined): Promise<string> {
   const resolve = scopeResolver(request, checkpointScope);
@@ -237,6 +245,7 @@ export async function runForClient<T, R>(
       backendTimeoutMs: options.backendTimeoutMs,
       scope: scopeResolver(request, options.checkpointScope),
       caller: { tenant: caller?.tenant, ...(caller?.authUser === undefined ? {} : { authUser: caller.authUser }) },
+      ...(sharesAgentStore(request, options.checkpointScope) ? { storeScope: "default" } : {}),
     };
     // Only a stream writes before the run ends: a complete answer never fills the connection.
     if (client.writable !== undefined && engineRequest.stream === true) context.flow = client.writable;

@@ -6,6 +6,7 @@ import type { GraphConfig } from "../registry/graph-config.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ServableGraph } from "../registry/servable-graph.js";
 import { type RunCaller, resolveRuntimeContext } from "../settings/runtime-context.js";
+import { TenantStore } from "../store/tenant-store.js";
 import { anySignal } from "../util/any-signal.js";
 import { DEFAULT_BACKEND_TIMEOUT_MS } from "../util/deadline.js";
 import type { ChatCompletionRequest } from "../wire/request.js";
@@ -64,6 +65,11 @@ export interface RunRequestContext {
   resumeOf?: ResumeOf;
   /** Who is calling, handed to the context factory: the tenant when the server authenticates. */
   caller?: RunCaller;
+  /**
+   * The scope of the store a graph reads (`config.store`), when it is not the run's scope: a
+   * project's `Auth` users share the Agent Protocol's (`default`), whatever their tenant.
+   */
+  storeScope?: string;
   /** The conversation the request continues, for a stateful graph; absent: a fresh thread, deleted at the end. */
   thread?: ThreadRequest;
   /**
@@ -242,7 +248,7 @@ export async function prepareRun(
     parameters: request.parameters,
     ...(context.caller?.authUser === undefined ? {} : { user: context.caller.authUser }),
     // A graph that reads the store gets the server's on every surface, as on the Agent Protocol (its own, when compiled with one).
-    ...(hasStore(graph) ? {} : { store: registry.graphStore }),
+    ...(hasStore(graph) ? {} : { store: TenantStore.of(registry.graphStore, context.storeScope ?? (await resolveScope(context.scope))) }),
     ...(context.durable !== undefined && (thread !== undefined || interrupt !== undefined) ? { durability: "sync" as const } : {}),
   });
   const clientEvents =

@@ -3,6 +3,7 @@ import type { RunLease } from "../../coordination/run-coordinator.js";
 import { AgentConflictError, AgentNotFoundError, BackendUnavailableError, ServerShuttingDownError } from "../../errors/catalogue.js";
 import { toServeError } from "../../errors/to-serve-error.js";
 import type { AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
+import { TenantStore } from "../../store/tenant-store.js";
 import { anySignal } from "../../util/any-signal.js";
 import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../jobs.js";
 import { UsageCollector } from "../usage.js";
@@ -234,6 +235,9 @@ export class AgentRuns {
         callbacks,
         signal: signal.signal,
       });
+      // The server's store, as the run's tenant sees it (a graph compiled with its own store keeps it).
+      const { graphStore } = this.#options.registry;
+      if ((graph as { store?: unknown }).store === graphStore) config.store = TenantStore.of(graphStore, record.scope);
       const ended = await driveGraph(graph, request, config, record.run_id, events, this.#call, goesOn, protocol);
       live.result = ended.result;
       if (ended.interrupted) threadStatus = "interrupted";

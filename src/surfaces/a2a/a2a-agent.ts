@@ -30,7 +30,7 @@ import { parseResponsesRequest } from "../../dialects/responses/parse-responses-
 import { storeCall } from "../../dialects/responses/stored-context.js";
 import { isServeError } from "../../errors/serve-error.js";
 import { TERMINAL } from "../../http/background-routes.js";
-import { type RunRouteOptions, requestScope } from "../../http/run-request.js";
+import { type RunRouteOptions, requestScope, sharesAgentStore } from "../../http/run-request.js";
 import { expirePausedRun } from "../../runs/interrupts/expire-paused.js";
 import type { TaskRecord } from "../../store/a2a-tasks.js";
 import type { FunctionCallItem, ResponseObject } from "../../wire/responses-response.js";
@@ -141,6 +141,7 @@ export class A2aAgent implements A2ARequestHandler {
         scope,
         ...(caller?.tenant === undefined ? {} : { tenant: caller.tenant }),
         ...(caller?.authUser === undefined ? {} : { authUser: caller.authUser }),
+        ...(sharesAgentStore(call.request, this.options.checkpointScope) ? { storeScope: "default" } : {}),
         requestId: call.request.chatServeRequestId,
         body,
       });

@@ -4,6 +4,7 @@ import { AgentInvalidBodyError, AgentNotFoundError, AuthRefusedError } from "../
 import { type AuthFilters, matchesFilters } from "../../http/langgraph-auth.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
 import { backendCall } from "../../runs/agent/agent-run-config.js";
+import { TENANT_LABEL, tenantPrefix } from "../../store/tenant-store.js";
 import { keptPage } from "../../util/kept-page.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { namespace as namespaceSchema, parseBody, storeDelete, storeNamespaces, storePut, storeSearch } from "./langgraph-schemas.js";
@@ -19,23 +20,10 @@ function itemPasses(namespace: readonly string[], key: string | undefined, value
   return matchesFilters({ ...fields, namespace: [...namespace], ...(key === undefined ? {} : { key }) }, filters);
 }
 
-/** The first label of a tenant's namespaces: the store routes of one tenant see only theirs. */
-const TENANT_LABEL = "chat-serve-tenant";
-
-/**
- * A tenant's label in the store: its name, with the characters a store may not hold or match
- * exactly (`.` and `:` LangGraph's separators, `%`, `_` and `\` SQL's wildcards) and the escape
- * `~` itself written `~XX` (their UTF-8 bytes in hex). One name, one label; no two names meet.
- */
-function tenantLabel(scope: string): string {
-  return scope.replace(/[.:%_\\~]/gu, (character) =>
-    [...Buffer.from(character, "utf8")].map((byte) => `~${byte.toString(16).padStart(2, "0")}`).join(""),
-  );
-}
-
+/** A namespace of the request's tenant, as the store keeps it (the graphs' `config.store` sees the same: tenant-store.ts). */
 function inScope(scope: string, namespace: readonly string[]): string[] {
   if (namespace[0] === TENANT_LABEL) throw new AgentInvalidBodyError(`The namespace label '${TENANT_LABEL}' is reserved by the server.`);
-  return scope === "default" ? [...namespace] : [TENANT_LABEL, tenantLabel(scope), ...namespace];
+  return [...tenantPrefix(scope), ...namespace];
 }
 
 /** A query parameter given at most once (`namespace=a.b`, not `namespace=a&namespace=b`). */

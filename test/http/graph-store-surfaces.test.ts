@@ -8,7 +8,7 @@ import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph
 import { Client } from "@langchain/langgraph-sdk";
 import OpenAI from "openai";
 import { connectMcp, resultText } from "../helpers/mcp.js";
-import { startTestServer, TWO_TENANTS, type TestServer } from "../helpers/server.js";
+import { startTestServer, type TestServer, TWO_TENANTS } from "../helpers/server.js";
 
 // A graph that reads LangGraph's store (`config.store`, as the memory templates do) gets the
 // same store on every surface: a count it keeps there goes up once per answer, whichever API

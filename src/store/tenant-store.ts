@@ -14,7 +14,7 @@ export const TENANT_LABEL = "chat-serve-tenant";
  * exactly (`.` and `:` LangGraph's separators, `%`, `_` and `\` SQL's wildcards) and the escape
  * `~` itself written `~XX` (their UTF-8 bytes in hex). One name, one label; no two names meet.
  */
-export function tenantLabel(scope: string): string {
+function tenantLabel(scope: string): string {
   return scope.replace(/[.:%_\\~]/gu, (character) =>
     [...Buffer.from(character, "utf8")].map((byte) => `~${byte.toString(16).padStart(2, "0")}`).join(""),
   );

@@ -160,12 +160,15 @@ async function addToPackageJson(dir: string, result: ScaffoldResult): Promise<vo
   }
   const manifest = JSON.parse(await readFile(file, "utf8")) as {
     dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
     scripts?: Record<string, string>;
   };
-  manifest.dependencies = { ...manifest.dependencies, "chat-serve": rangeFor(dir, source) };
+  // A project that has chat-serve already (a tarball, a workspace, a version) keeps its own specifier.
+  const has = manifest.dependencies?.["chat-serve"] ?? manifest.devDependencies?.["chat-serve"];
+  if (has === undefined) manifest.dependencies = { ...manifest.dependencies, "chat-serve": rangeFor(dir, source) };
   manifest.scripts = { serve: "chat-serve start", ...manifest.scripts };
   await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
   result.updated.push("package.json");
   result.written.push("package.json");
-  await placeChatServe(dir, source, result);
+  if (has === undefined) await placeChatServe(dir, source, result);
 }

@@ -339,6 +339,25 @@ describe("a LangGraph project whose Auth does not load", () => {
     rmSync(path.join(dir, "chat-serve.config.ts"));
   });
 
+  test("`init --from` in a yarn project that has chat-serve already keeps its specifier and says yarn's commands", async () => {
+    const yarnProject = mkdtempSync(path.join(tmpdir(), "chat-serve-yarn-"));
+    try {
+      cpSync(FIXTURE, yarnProject, { recursive: true });
+      const manifest = { name: "agent", private: true, dependencies: { "chat-serve": "file:./vendor/chat-serve-0.1.0.tgz" } };
+      writeFileSync(path.join(yarnProject, "package.json"), JSON.stringify(manifest));
+      writeFileSync(path.join(yarnProject, "yarn.lock"), "# yarn lockfile v1\n");
+      const init = await runCli(["init", "--from", "langgraph.json"], { cwd: yarnProject });
+      assert.equal(init.code, 0, init.stderr);
+      const written = JSON.parse(readFileSync(path.join(yarnProject, "package.json"), "utf8"));
+      assert.equal(written.dependencies["chat-serve"], "file:./vendor/chat-serve-0.1.0.tgz", "the project's own specifier stays");
+      assert.equal(written.scripts.serve, "chat-serve start");
+      assert.match(init.stdout, /next:\n {2}yarn install\n {2}yarn chat-serve start\n/u);
+      assert.doesNotMatch(init.stdout, /npm install|\.npmrc|\.tgz/u, "nothing of npm's, no copy of chat-serve placed");
+    } finally {
+      rmSync(yarnProject, { recursive: true, force: true });
+    }
+  });
+
   test("enable_custom_route_auth puts the project's routes behind its Auth", async () => {
     const config = JSON.parse(readFileSync(path.join(dir, "langgraph.json"), "utf8"));
     writeFileSync(

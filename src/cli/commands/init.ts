@@ -1,6 +1,7 @@
 import path from "node:path";
 import chalk from "chalk";
 import { initFromLangGraph } from "../from-langgraph.js";
+import { commandsOf, packageManagerOf } from "../package-manager.js";
 import { scaffold } from "../scaffold.js";
 
 export interface InitOptions {
@@ -35,11 +36,13 @@ export async function initCommand(dir: string | undefined, options: InitOptions)
         : "";
     process.stdout.write(`  ${file}${note}\n`);
   }
+  // The project's own package manager (its packageManager field, its lockfile) in the next steps.
+  const commands = commandsOf(packageManagerOf(target));
   const steps = [
     shown === "." ? undefined : `cd ${shown}`,
-    "npm install",
-    "npx chat-serve start",
-    fromLangGraph ? undefined : "npm test",
+    commands.install,
+    commands.exec("chat-serve start"),
+    fromLangGraph ? undefined : commands.run("test"),
   ].filter(Boolean);
   process.stdout.write(`\nnext:\n${steps.map((step) => `  ${chalk.cyan(step)}`).join("\n")}\n`);
 }

@@ -22,6 +22,9 @@ working directory is read first, and variables already set win over it):
   SVC_ENABLE_TRACING          Langfuse tracing, with TRACING_PUBLIC_KEY, TRACING_SECRET_KEY
                               and TRACING_BASE_URL`;
 
+/** The commands that load the project's graphs (and so its LangGraph.js). */
+const GRAPH_COMMANDS = new Set(["start", "worker", "models", "schema"]);
+
 /** Reads `.env` from the working directory; variables already in the environment win. */
 function loadDotEnv(): void {
   const file = path.resolve(".env");
@@ -35,6 +38,15 @@ export function buildProgram(): CommandClass {
     .version(version)
     .showHelpAfterError()
     .addHelpText("after", ENVIRONMENT_HELP);
+
+  // The commands that load a project's graphs check its LangGraph.js first, before any of it loads.
+  program.hook("preAction", async (_program, action) => {
+    if (!GRAPH_COMMANDS.has(action.name())) return;
+    const config = (action.opts() as { config?: unknown }).config;
+    const dir = typeof config === "string" ? path.dirname(path.resolve(config)) : process.cwd();
+    const warning = (await import("./langgraph-floor.js")).checkLangGraphVersions(dir);
+    if (warning !== undefined) process.stderr.write(`${chalk.yellow("warning")} ${warning}\n`);
+  });
 
   program
     .command("start")

@@ -34,18 +34,39 @@ export function packageManagerOf(dir: string, userAgent = process.env.npm_config
   return running === "yarn" || running === "pnpm" || running === "bun" ? running : "npm";
 }
 
-/** The commands that install a project's dependencies and run a package's bin, with this manager. */
-export function commandsOf(manager: PackageManager): { install: string; exec: (bin: string) => string; run: (script: string) => string } {
+/** The commands that install a project's dependencies, add packages and run a bin or a script, with this manager. */
+export function commandsOf(manager: PackageManager): {
+  install: string;
+  add: (packages: string[]) => string;
+  exec: (bin: string) => string;
+  run: (script: string) => string;
+} {
   switch (manager) {
     case "yarn":
-      return { install: "yarn install", exec: (bin) => `yarn ${bin}`, run: (script) => `yarn ${script}` };
+      return {
+        install: "yarn install",
+        add: (p) => `yarn add ${p.join(" ")}`,
+        exec: (bin) => `yarn ${bin}`,
+        run: (script) => `yarn ${script}`,
+      };
     case "pnpm":
-      return { install: "pnpm install", exec: (bin) => `pnpm exec ${bin}`, run: (script) => `pnpm ${script}` };
+      return {
+        install: "pnpm install",
+        add: (p) => `pnpm add ${p.join(" ")}`,
+        exec: (bin) => `pnpm exec ${bin}`,
+        run: (script) => `pnpm ${script}`,
+      };
     case "bun":
-      return { install: "bun install", exec: (bin) => `bunx ${bin}`, run: (script) => `bun run ${script}` };
+      return {
+        install: "bun install",
+        add: (p) => `bun add ${p.join(" ")}`,
+        exec: (bin) => `bunx ${bin}`,
+        run: (script) => `bun run ${script}`,
+      };
     default:
       return {
         install: "npm install",
+        add: (p) => `npm install ${p.join(" ")}`,
         exec: (bin) => `npx ${bin}`,
         run: (script) => `npm ${script === "test" ? "test" : `run ${script}`}`,
       };

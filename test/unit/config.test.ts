@@ -142,6 +142,17 @@ describe("config mistakes are one line naming the file and the key", () => {
     // Named with the line that threw (on line 1, without a column: the loader's wrapper shifts it).
     assert.match(await configError(dir), /graphs\.echo\.graph: importing '\.\/bad\.ts' failed at bad\.ts:1: OPENAI_API_KEY is not set$/);
   });
+  test("a graph module importing a package that is not installed names its own file and the line of the import", async () => {
+    const dir = project({
+      "chat-serve.config.ts": tsConfig(`{ echo: { graph: "./graphs/agent.ts:graph", description: "x" } }`),
+      "graphs/agent.ts": `import { z } from "zod";\nimport { helper } from "not-an-installed-package";\nexport const graph = [z, helper];\n`,
+    });
+    // Never node's own loader as the place ("modules/cjs/loader:1207:15"), never "a bug in chat-serve".
+    assert.match(
+      await configError(dir),
+      /graphs\.echo\.graph: importing '\.\/graphs\/agent\.ts' failed at graphs\/agent\.ts:2: Cannot find module 'not-an-installed-package'/u,
+    );
+  });
   test("a config file with a syntax error names file:line:column and what is wrong", async () => {
     const dir = project({ "chat-serve.config.ts": `export default { graphs: {` });
     assert.match(await configError(dir), /^chat-serve\.config\.ts:1:\d+: could not be loaded: \S/u);

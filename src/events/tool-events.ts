@@ -30,6 +30,9 @@ function status(namespace: string[], description: string, done: boolean, hidden 
   return { type: "status", namespace, data: { description, done, hidden } };
 }
 
+/** The name LangGraph's `tools` stream gives a tool that reported none. */
+const UNNAMED = "unknown";
+
 /**
  * Turns LangGraph's tool lifecycle (the `tools` stream mode, tools of nested subgraphs included)
  * into status events: "Calling get_weather" when a tool starts, a `done` status when it ends or
@@ -49,10 +52,12 @@ export class ToolStatusEvents {
     const own = this.#setting === true || this.#setting === false ? undefined : this.#setting[name];
     if (own === false) return undefined;
     const texts = typeof own === "string" ? { start: own } : (own ?? {});
+    // LangGraph names a tool "unknown" when its callbacks say no run name (some integrations' tools).
+    const shown = name === UNNAMED ? "a tool" : name;
     return {
-      start: texts.start ?? `Calling ${name}`,
-      end: texts.end ?? `Called ${name}`,
-      failed: texts.failed ?? `${name} failed`,
+      start: texts.start ?? `Calling ${shown}`,
+      end: texts.end ?? `Called ${shown}`,
+      failed: texts.failed ?? `${name === UNNAMED ? "A tool" : name} failed`,
     };
   }
 

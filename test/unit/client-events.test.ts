@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { clientEvent, statusEvent } from "../../src/events/emit.js";
 import { ENVELOPE_KEY, MAX_EVENT_BYTES } from "../../src/events/envelope.js";
+import { ToolStatusEvents } from "../../src/events/tool-events.js";
 import { readCustomPart } from "../../src/events/validate-event.js";
 
 const envelope = (fields: Record<string, unknown>) => ({
@@ -79,4 +80,14 @@ describe("server-side validation of custom stream parts", () => {
       assert.match((result as { reason: string }).reason, reason);
     });
   }
+});
+
+test("a tool LangGraph could not name (its callbacks gave no run name) is 'a tool', never 'unknown'", () => {
+  const statuses = new ToolStatusEvents(true);
+  const started = statuses.fromPart(["tools:1"], { event: "on_tool_start", toolCallId: "c1", name: "unknown", input: {} });
+  const ended = statuses.fromPart(["tools:1"], { event: "on_tool_end", toolCallId: "c1", name: "unknown", output: "x" });
+  assert.equal((started?.data as { description: string }).description, "Calling a tool");
+  assert.equal((ended?.data as { description: string }).description, "Called a tool");
+  const named = statuses.fromPart([], { event: "on_tool_start", toolCallId: "c2", name: "tavily_search", input: {} });
+  assert.equal((named?.data as { description: string }).description, "Calling tavily_search");
 });

@@ -27,6 +27,8 @@ export function banner(options: {
   background: BackgroundSetup;
   /** API keys are checked. */
   auth: boolean;
+  /** The models whose state has no `messages` key and no `requestToInput`: said in a warning each. */
+  withoutMessages?: readonly string[];
 }): string {
   const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
@@ -59,6 +61,11 @@ export function banner(options: {
   if (!isLoopback(options.host) && !options.auth) {
     lines.push(
       `${chalk.yellow("warning")} no API keys: anyone who can reach ${options.host} can run the models (set auth in the config; see "API keys and tenants" in docs/production.md)`,
+    );
+  }
+  for (const model of options.withoutMessages ?? []) {
+    lines.push(
+      `${chalk.yellow("warning")} model '${model}': its state has no 'messages' key, so chat completions, Responses, Messages, MCP and A2A have no conversation to give it nor an answer to read (the Agent Protocol serves it as it is); set graphs.${model}.requestToInput in chat-serve.config.ts to build its input from the request, and return its answer as an AIMessage in 'messages'`,
     );
   }
   return `${lines.join("\n")}\n`;

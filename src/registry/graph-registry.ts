@@ -327,6 +327,20 @@ export class GraphRegistry {
     return this.#localCoordinator;
   }
 
+  /**
+   * The models whose graph state has no `messages` channel and whose config builds no input of
+   * its own (`requestToInput`): the chat surfaces have no conversation to give them. Resolves them.
+   */
+  async withoutMessages(): Promise<string[]> {
+    const found: string[] = [];
+    for (const name of this.getGraphNames()) {
+      const graph = await this.resolveGraph(name);
+      const channels = (graph as { channels?: Record<string, unknown> }).channels ?? {};
+      if (!Object.hasOwn(channels, "messages") && this.getGraph(name).requestToInput === undefined) found.push(name);
+    }
+    return found;
+  }
+
   /** Resolves every graph once, so configuration mistakes surface before serving. */
   async validateAll(): Promise<void> {
     for (const name of this.getGraphNames()) {

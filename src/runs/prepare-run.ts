@@ -33,6 +33,19 @@ async function resolveScope(scope: (() => Promise<string>) | undefined): Promise
 }
 
 /**
+ * A graph whose state has no `messages` (and whose config builds no input of its own) has no
+ * conversation to take: refused before it runs, saying what to set, instead of failing inside it.
+ */
+function assertTakesMessages(model: string, config: GraphConfig, graph: object): void {
+  if (config.requestToInput !== undefined) return;
+  const channels = (graph as { channels?: Record<string, unknown> }).channels;
+  if (channels === undefined || Object.hasOwn(channels, "messages")) return;
+  throw new GraphConfigurationError(
+    `Model '${model}' has no 'messages' key in its state, so this API has no conversation to give it: set graphs.${model}.requestToInput in chat-serve.config.ts to build its input from the request (the Agent Protocol serves it as it is).`,
+  );
+}
+
+/**
  * A graph answers in JSON only when it says it does: asking another for JSON is refused
  * before it runs, never answered with text that pretends.
  */
@@ -139,6 +152,7 @@ export async function prepareRun(
   const { config } = resolved;
   assertFormatHonoured(request, config);
   let graph = resolved.graph;
+  assertTakesMessages(request.model, config, graph);
   const runtimeContext = await resolveRuntimeContext(request.model, config, graph, request, context.caller ?? {});
   const timeoutMs = context.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS;
   // It carries the client's backpressure too: the one handler every model already awaits.

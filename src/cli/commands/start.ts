@@ -307,6 +307,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         store: storeConfigOf(loaded.config),
         background: setup,
         auth: auth !== undefined,
+        withoutMessages: await registry.withoutMessages(),
       }),
     );
   }

@@ -86,8 +86,8 @@ test("a tool LangGraph could not name (its callbacks gave no run name) is 'a too
   const statuses = new ToolStatusEvents(true);
   const started = statuses.fromPart(["tools:1"], { event: "on_tool_start", toolCallId: "c1", name: "unknown", input: {} });
   const ended = statuses.fromPart(["tools:1"], { event: "on_tool_end", toolCallId: "c1", name: "unknown", output: "x" });
-  assert.equal((started?.data as { description: string }).description, "Calling a tool");
-  assert.equal((ended?.data as { description: string }).description, "Called a tool");
+  assert.equal((started?.data as { description?: string } | undefined)?.description, "Calling a tool");
+  assert.equal((ended?.data as { description?: string } | undefined)?.description, "Called a tool");
   const named = statuses.fromPart([], { event: "on_tool_start", toolCallId: "c2", name: "tavily_search", input: {} });
-  assert.equal((named?.data as { description: string }).description, "Calling tavily_search");
+  assert.equal((named?.data as { description?: string } | undefined)?.description, "Calling tavily_search");
 });

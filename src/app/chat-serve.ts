@@ -54,6 +54,12 @@ export interface ChatServeOptions {
   logger?: FastifyServerOptions["logger"];
   /** Largest accepted chat request body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /**
+   * A graph's exception reaches Agent Protocol clients as its name and message, as under
+   * `langgraphjs dev` (`chat-serve start` turns it on for a loopback server without keys).
+   * Default false: clients get a sentence of chat-serve's, the log has the error.
+   */
+  developmentErrors?: boolean;
   /** Silence after which a stream gets a keep-alive comment (default 15 s). */
   keepAliveMs?: number;
   /**
@@ -279,6 +285,7 @@ export class ChatServe {
       socketIdleMs: this.#options.socketIdleMs ?? 300_000,
       backendTimeoutMs: this.#options.backendTimeoutMs ?? DEFAULT_BACKEND_TIMEOUT_MS,
       requestLog: this.#options.requestLog ?? true,
+      developmentErrors: this.#options.developmentErrors === true,
       surfaces,
       authenticator: this.#authenticator,
       threadTtl: this.#options.threadTtl,

@@ -29,6 +29,8 @@ export function banner(options: {
   auth: boolean;
   /** The models whose state has no `messages` key and no `requestToInput`: said in a warning each. */
   withoutMessages?: readonly string[];
+  /** A graph's exception reaches Agent Protocol clients as it is (a loopback server without keys). */
+  developmentErrors?: boolean;
 }): string {
   const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
   const base = `${options.address}${options.prefix}`;
@@ -45,6 +47,14 @@ export function banner(options: {
       : `responses and conversations in Postgres, kept ${options.store.expireAfter} after their last use`,
   ]);
   rows.push(["background", describeBackground(options.background)]);
+  if (options.developmentErrors !== undefined) {
+    rows.push([
+      "errors",
+      options.developmentErrors
+        ? "a graph's exception reaches Agent Protocol clients as its name and message, as under langgraphjs dev (loopback, no keys)"
+        : "a graph's exception stays in the log; clients get a sentence of chat-serve's",
+    ]);
+  }
   if (options.host === "0.0.0.0" || options.host === "::") {
     const port = new URL(options.address).port;
     const external = Object.values(networkInterfaces())

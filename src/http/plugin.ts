@@ -86,6 +86,8 @@ export interface ChatServePluginOptions {
   readinessChecks: readonly ReadinessCheck[];
   /** One log line per request at info (method, path, status, model, duration, request ID). */
   requestLog: boolean;
+  /** A graph's exception reaches Agent Protocol clients as its name and message (a loopback server without keys). */
+  developmentErrors?: boolean;
   /** Receives the encapsulated instance, exposed as `ChatServe.openaiApp`. */
   onInstance: (instance: FastifyInstance) => void;
   /**

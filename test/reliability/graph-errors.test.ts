@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { Client } from "@langchain/langgraph-sdk";
+import { banner } from "../../src/cli/banner.js";
 import { UserFacingError } from "../../src/errors/catalogue.js";
 import { rpc } from "../helpers/a2a.js";
 import { connectMcp } from "../helpers/mcp.js";
@@ -156,5 +157,46 @@ describe("errors a graph throws", () => {
       if (surface === "agentState" || surface === "agentRuns") continue;
       assert.ok(text.includes(MEANT), `${surface} does not show the graph's message: ${text.slice(0, 600)}`);
     }
+  });
+});
+
+describe("errors a graph throws while its developer runs it (a loopback server without keys)", () => {
+  test("reach Agent Protocol clients as the exception's name and message, as under langgraphjs dev", async () => {
+    const developing = await startTestServer(
+      {
+        broken: {
+          graph: throwing(() => new TypeError("llm.bind is not a function")),
+          description: "A graph with a bug",
+        },
+      },
+      { langgraph: true, developmentErrors: true, logger: false },
+    );
+    try {
+      const client = new Client({ apiUrl: developing.origin });
+      const parts: { event: string; data: unknown }[] = [];
+      for await (const part of client.runs.stream(null, "broken", { input: { messages: [{ role: "user", content: "hi" }] } })) {
+        parts.push(part as { event: string; data: unknown });
+      }
+      const last = parts.at(-1);
+      assert.equal(last?.event, "error");
+      assert.deepEqual(last?.data, { error: "TypeError", message: "llm.bind is not a function" });
+    } finally {
+      await developing.close();
+    }
+    const shown = banner({
+      address: "http://127.0.0.1:8000",
+      prefix: "/v1",
+      host: "127.0.0.1",
+      surfaces: [],
+      offNotes: [],
+      metrics: undefined,
+      chatUiPrefix: undefined,
+      firstModel: undefined,
+      store: { kind: "memory", expireAfter: "30d" },
+      background: { kind: "unavailable", reason: "" } as never,
+      auth: false,
+      developmentErrors: true,
+    });
+    assert.match(shown, /errors\s+a graph's exception reaches Agent Protocol clients as its name and message/u);
   });
 });

@@ -203,6 +203,8 @@ export async function startCommand(options: StartOptions): Promise<void> {
     cors: server.cors,
     ...(metricsSettings === undefined ? {} : { metrics: metricsSettings }),
     bodyLimit: server.bodyLimit,
+    // As under `langgraphjs dev`: a graph's exception reaches the developer's own client, where no one else can connect.
+    developmentErrors: isLoopback(host) && auth === undefined,
     stalledClientTimeoutMs: server.stalledClientTimeoutMs,
     backendTimeoutMs: loaded.config.backendTimeoutMs,
     ...threadTtlOf(loaded.config.checkpointer.ttl),
@@ -308,6 +310,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
         background: setup,
         auth: auth !== undefined,
         withoutMessages: await registry.withoutMessages(),
+        developmentErrors: isLoopback(host) && auth === undefined,
       }),
     );
   }

@@ -16,6 +16,11 @@ export interface AgentRunsOptions {
   backendTimeoutMs: number;
   log?: { warn(object: Record<string, unknown>, message: string): void; error(object: Record<string, unknown>, message: string): void };
   tracing?: { handler(): Promise<BaseCallbackHandler> };
+  /**
+   * A graph's own exception (not one of chat-serve's, nor a provider's) reaches the run's
+   * clients as its name and message, as under `langgraphjs dev`; default: a sentence of ours.
+   */
+  showGraphErrors?: boolean;
   /** Told of the usage the models of each run reported, when it ends (the token metrics). */
   onUsage?: (model: string, usage: Usage | undefined) => void;
   /** How long a finished run's events stay for a join (default 10 minutes)… */

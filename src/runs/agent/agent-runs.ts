@@ -1,6 +1,12 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { RunLease } from "../../coordination/run-coordinator.js";
-import { AgentConflictError, AgentNotFoundError, BackendUnavailableError, ServerShuttingDownError } from "../../errors/catalogue.js";
+import {
+  AgentConflictError,
+  AgentNotFoundError,
+  BackendUnavailableError,
+  InternalError,
+  ServerShuttingDownError,
+} from "../../errors/catalogue.js";
 import { toServeError } from "../../errors/to-serve-error.js";
 import type { AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { TenantStore } from "../../store/tenant-store.js";
@@ -256,7 +262,12 @@ export class AgentRuns {
         threadStatus = "error";
         // What the client reads: chat-serve's own errors and a graph's UserFacingError as they
         // are, a provider's failure as a sentence of ours, anything else generic; the log has it all.
-        const shown = toServeError(error);
+        const serveError = toServeError(error);
+        // While developing (a loopback server without keys), the graph's own error as it is.
+        const shown =
+          this.#options.showGraphErrors === true && serveError instanceof InternalError && error instanceof Error
+            ? { name: error.name, message: error.message.split("\n")[0] ?? error.message }
+            : serveError;
         failure = shown.message;
         live.result = { __error__: { error: shown.name, message: failure } };
         events.push("error", { error: shown.name, message: failure });

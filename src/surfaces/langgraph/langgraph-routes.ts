@@ -115,6 +115,7 @@ export function langGraphRoutes(
     tracker: context.runs,
     backendTimeoutMs: context.backendTimeoutMs,
     log: app.log,
+    ...(context.developmentErrors === true ? { showGraphErrors: true } : {}),
     ...(context.background?.sharedAgentRuns === undefined ? {} : { shared: context.background.sharedAgentRuns }),
     ...(context.tracing === undefined ? {} : { tracing: context.tracing }),
     ...(context.metrics === undefined

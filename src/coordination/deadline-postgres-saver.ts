@@ -4,6 +4,7 @@ import type pg from "pg";
 import { BackendUnavailableError } from "../errors/catalogue.js";
 import { timed } from "../util/backend-timing.js";
 import { withDeadline } from "../util/deadline.js";
+import { runCheckpointMetadata } from "./run-checkpoint-metadata.js";
 
 // The checkpoint types, as the saver itself declares them.
 type PutArguments = Parameters<PostgresSaver["put"]>;
@@ -100,7 +101,8 @@ export class DeadlinePostgresSaver extends PostgresSaver {
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
     const { thread_id: threadId, checkpoint_ns: namespace = "", checkpoint_id: parent } = config.configurable ?? {};
-    const save = () => this.#guard("checkpoint write", () => super.put(config, checkpoint, metadata, newVersions));
+    const save = () =>
+      this.#guard("checkpoint write", () => super.put(config, checkpoint, runCheckpointMetadata(config, metadata), newVersions));
     const after = `${threadId}\u0000${namespace}\u0000${parent}`;
     const startOnly = this.#afterInput.get(after) === "start";
     this.#afterInput.delete(after);

@@ -1,6 +1,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type Checkpoint, type CheckpointMetadata, type CheckpointTuple, MemorySaver } from "@langchain/langgraph";
 import { EventLoopTurns } from "../util/event-loop-turns.js";
+import { runCheckpointMetadata } from "./run-checkpoint-metadata.js";
 import { SerdeInTurns } from "./serde-in-turns.js";
 
 /**
@@ -25,7 +26,7 @@ export class TurnTakingMemorySaver extends MemorySaver {
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
     await this.#turns.take();
-    return super.put(config, checkpoint, metadata);
+    return super.put(config, checkpoint, runCheckpointMetadata(config, metadata));
   }
 
   override async putWrites(config: RunnableConfig, writes: Parameters<MemorySaver["putWrites"]>[1], taskId: string): Promise<void> {

@@ -55,6 +55,12 @@ export interface AgentRunRecord {
   temporary: boolean;
   cancel_reason?: string | null;
   /**
+   * What the run was asked to do, as LangGraph's server keeps it: `input`, `command`, `config`
+   * (its `configurable` with the run's, thread's, graph's and assistant's ids), `context`,
+   * `stream_mode`, `interrupt_before` / `interrupt_after`, `webhook`, `subgraphs`, `temporary`.
+   */
+  kwargs?: Record<string, unknown>;
+  /**
    * The thread's checkpoint when a run of the shared queue began (null: none yet): a worker that
    * takes the run over goes on from a later one, which the run wrote. Not shown to clients.
    */

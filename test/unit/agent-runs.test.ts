@@ -114,7 +114,11 @@ test("a run taken over after its steps all ran, its end unrecorded, ends without
     status: "busy",
   });
   // Its first worker recorded its start, ran every step, and went before recording its end.
-  const run = { ...newRunRecord("default", threadId, asked, false, at), status: "running" as const, checkpoint_before: null };
+  const run = {
+    ...newRunRecord("default", threadId, asked, false, at, { model: "counted", assistantId: "counted" }),
+    status: "running" as const,
+    checkpoint_before: null,
+  };
   await records.putRun(run);
   const { graph } = await runs.graphOf("counted");
   await (graph as unknown as typeof counted).invoke(asked.input, { configurable: { thread_id: checkpointThreadId("default", threadId) } });

@@ -86,13 +86,27 @@ export function checkpointThreadId(scope: string, threadId: string): string {
 /** The runnable config of a run: the client's config, the thread's checkpoint, limits, interrupts, callbacks and the signal. */
 export function runnableConfigOf(
   request: AgentRunRequest,
-  run: { runId: string; threadId: string; checkpointThread: string; model: string; callbacks: BaseCallbackHandler[]; signal: AbortSignal },
+  run: {
+    runId: string;
+    threadId: string;
+    checkpointThread: string;
+    model: string;
+    /** The assistant's own id (a graph's system assistant's uuid when the client named the graph). */
+    assistantId: string;
+    /** Which start of the run this is (1, or more once taken over). */
+    attempt: number;
+    callbacks: BaseCallbackHandler[];
+    signal: AbortSignal;
+  },
 ): Record<string, unknown> {
+  // As LangGraph's server: the run's, graph's and assistant's ids in `configurable` (so in every
+  // checkpoint's metadata and every event's), the attempt in the run's metadata.
+  const ids = runIds(run);
   return {
     ...(request.config.tags === undefined ? {} : { tags: request.config.tags }),
-    metadata: { ...request.config.metadata, ...request.metadata, run_id: run.runId, thread_id: run.threadId, graph_id: run.model },
+    metadata: { ...request.config.metadata, ...request.metadata, ...ids, run_attempt: run.attempt },
     ...(request.config.recursion_limit === undefined ? {} : { recursionLimit: request.config.recursion_limit }),
-    configurable: { ...request.config.configurable, ...request.checkpoint, thread_id: run.checkpointThread },
+    configurable: { ...request.config.configurable, ...request.checkpoint, ...ids, thread_id: run.checkpointThread },
     ...(request.context === undefined ? {} : { context: request.context }),
     ...(request.interruptBefore === undefined ? {} : { interruptBefore: request.interruptBefore }),
     ...(request.interruptAfter === undefined ? {} : { interruptAfter: request.interruptAfter }),
@@ -108,18 +122,59 @@ export async function deleteCheckpoints(graph: AgentGraph, threadId: string): Pr
   await saver?.deleteThread?.(threadId);
 }
 
-/** The record of a new run, `pending`; a stateless run's thread goes with it when the client asked so. */
-export function newRunRecord(scope: string, threadId: string, request: AgentRunRequest, temporary: boolean, at: string): AgentRunRecord {
+/** What a new run's record takes of its thread: its graph, its assistant's own id (on the thread's metadata), that metadata. */
+export function resolvedOf(
+  model: string,
+  thread: { metadata?: Record<string, unknown> | null },
+): { model: string; assistantId: string; threadMetadata: Record<string, unknown> } {
+  const metadata = thread.metadata ?? {};
+  return { model, assistantId: typeof metadata.assistant_id === "string" ? metadata.assistant_id : model, threadMetadata: metadata };
+}
+
+/** The ids LangGraph's server puts in a run's `configurable` (so in its checkpoints' metadata too). */
+export function runIds(run: { runId: string; threadId: string; model: string; assistantId: string }): Record<string, string> {
+  return { run_id: run.runId, thread_id: run.threadId, graph_id: run.model, assistant_id: run.assistantId };
+}
+
+/**
+ * The record of a new run, `pending`, as LangGraph's server records it: the assistant's own id
+ * (a graph's system assistant's uuid when the client named the graph), the run's metadata over
+ * its thread's, and its `kwargs`. A stateless run's thread goes with it when the client asked so.
+ */
+export function newRunRecord(
+  scope: string,
+  threadId: string,
+  request: AgentRunRequest,
+  temporary: boolean,
+  at: string,
+  resolved: { model: string; assistantId: string; threadMetadata?: Record<string, unknown> },
+): AgentRunRecord {
+  const runId = uuid7();
+  const metadata = { ...resolved.threadMetadata, ...request.metadata };
+  const ids = runIds({ runId, threadId, model: resolved.model, assistantId: resolved.assistantId });
+  const kwargs: Record<string, unknown> = {
+    input: request.input ?? null,
+    command: request.command ?? null,
+    config: { ...request.config, configurable: { ...request.config.configurable, ...ids }, metadata },
+    context: request.context ?? null,
+    stream_mode: request.streamMode,
+    interrupt_before: request.interruptBefore ?? null,
+    interrupt_after: request.interruptAfter ?? null,
+    webhook: request.webhook ?? null,
+    subgraphs: request.subgraphs,
+    temporary: temporary && request.onCompletion === "delete",
+  };
   return {
-    run_id: uuid7(),
+    run_id: runId,
     thread_id: threadId,
-    assistant_id: request.assistantId,
+    assistant_id: resolved.assistantId,
     scope,
     created_at: at,
     updated_at: at,
     status: "pending",
-    metadata: request.metadata,
+    metadata,
     multitask_strategy: request.multitaskStrategy,
     temporary: temporary && request.onCompletion === "delete",
+    kwargs,
   };
 }

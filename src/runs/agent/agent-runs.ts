@@ -15,7 +15,15 @@ import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } fr
 import { UsageCollector } from "../usage.js";
 import { agentContext } from "./agent-context.js";
 import type { AgentGraph } from "./agent-graph.js";
-import { type AgentRunRequest, type Backend, backendCall, checkpointThreadId, newRunRecord, runnableConfigOf } from "./agent-run-config.js";
+import {
+  type AgentRunRequest,
+  type Backend,
+  backendCall,
+  checkpointThreadId,
+  newRunRecord,
+  resolvedOf,
+  runnableConfigOf,
+} from "./agent-run-config.js";
 import { driveGraph, type LiveRun, prepareRun, settleRun, takeoverPoint, turnOf } from "./agent-run-start.js";
 import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { modelOfAssistant } from "./assistants.js";
@@ -96,7 +104,7 @@ export class AgentRuns {
       }
     }
     const at = now();
-    const record = newRunRecord(scope, id, request, temporary, at);
+    const record = newRunRecord(scope, id, request, temporary, at, resolvedOf(model, thread));
     try {
       await this.#call("the thread records", async () => {
         await this.#options.records.putThread({ ...thread, status: "busy", updated_at: at, graph_id: model });
@@ -238,6 +246,8 @@ export class AgentRuns {
         threadId: record.thread_id,
         checkpointThread,
         model: run.model,
+        assistantId: record.assistant_id,
+        attempt: job?.attempt ?? 1,
         callbacks,
         signal: signal.signal,
       });

@@ -3,7 +3,7 @@ import { AgentConflictError } from "../../errors/catalogue.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { withDeadline } from "../../util/deadline.js";
 import type { AgentRunJob, AgentRunQueue, BackgroundEventLog } from "../jobs.js";
-import { type AgentRunRequest, type Backend, newRunRecord } from "./agent-run-config.js";
+import { type AgentRunRequest, type Backend, newRunRecord, resolvedOf } from "./agent-run-config.js";
 
 import type { ProtocolLogs } from "./protocol-log.js";
 import { type LoggedEvent, RunEvents } from "./run-events.js";
@@ -176,7 +176,7 @@ async function admitRun(
     for (const earlier of active) await cancel(earlier.run_id, request.multitaskStrategy).catch(() => {});
   }
   const at = new Date().toISOString();
-  const record = newRunRecord(scope, id, request, temporary, at);
+  const record = newRunRecord(scope, id, request, temporary, at, resolvedOf(model, thread));
   const busy: AgentThreadRecord = { ...thread, status: "busy", updated_at: at, graph_id: model };
   await backend("the thread records", async () => {
     await records.putThread(busy);

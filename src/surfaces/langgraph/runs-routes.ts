@@ -252,5 +252,5 @@ function endedEvents(): RunEvents {
 /** A run as clients see it: without the server's own fields. */
 function publicRun(run: AgentRunRecord): Record<string, unknown> {
   const { scope: _scope, temporary: _temporary, checkpoint_before: _before, ...shown } = run;
-  return { ...shown, kwargs: {}, cancel_reason: run.cancel_reason ?? null };
+  return { ...shown, kwargs: run.kwargs ?? {}, cancel_reason: run.cancel_reason ?? null };
 }

@@ -132,7 +132,7 @@ export function resolvedOf(
 }
 
 /** The ids LangGraph's server puts in a run's `configurable` (so in its checkpoints' metadata too). */
-export function runIds(run: { runId: string; threadId: string; model: string; assistantId: string }): Record<string, string> {
+function runIds(run: { runId: string; threadId: string; model: string; assistantId: string }): Record<string, string> {
   return { run_id: run.runId, thread_id: run.threadId, graph_id: run.model, assistant_id: run.assistantId };
 }
 

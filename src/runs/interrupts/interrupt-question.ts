@@ -1,3 +1,5 @@
+import { agentInboxRequest, inboxQuestion } from "./agent-inbox.js";
+
 /** What a person is asked by one interrupt: its question (absent when the payload has none) and the options it offers. */
 export interface InterruptQuestion {
   question?: string;
@@ -11,6 +13,9 @@ export interface InterruptQuestion {
  */
 export function readQuestion(payload: unknown): InterruptQuestion {
   if (typeof payload === "string") return { question: payload };
+  // An Agent Inbox request: what the agent wants to do and how to answer, in words.
+  const inbox = agentInboxRequest(payload);
+  if (inbox !== undefined) return { question: inboxQuestion(inbox) };
   if (typeof payload !== "object" || payload === null) return {};
   const { question, message, options } = payload as { question?: unknown; message?: unknown; options?: unknown };
   const text = typeof question === "string" ? question : typeof message === "string" ? message : undefined;

@@ -8,6 +8,7 @@ import { timed } from "../../util/backend-timing.js";
 import { withDeadline } from "../../util/deadline.js";
 import type { ChatCompletionRequest } from "../../wire/request.js";
 import type { AssistantOutput } from "../messages/message-out.js";
+import { agentInboxRequest, humanResponsesFor } from "./agent-inbox.js";
 import { checkpointKey, resolveRunId } from "./checkpoint-key.js";
 import { encodeBatch, type InterruptBatch, stateToken, toolCallIdOf } from "./interrupt-codec.js";
 import { type ResumeAnswer, readResume } from "./resume-request.js";
@@ -321,7 +322,15 @@ async function decideStart(
       again.spoken = true;
       return again;
     }
-    const resumeMap = Object.fromEntries(answers.map((answer) => [pending.get(answer.toolCallId)!, answer.value]));
+    // An Agent Inbox request takes its answer as the `HumanResponse[]` it reads, whatever the surface asked in.
+    const payloads = new Map(batch.interrupts.map((interrupt) => [interrupt.id, interrupt.value]));
+    const resumeMap = Object.fromEntries(
+      answers.map((answer) => {
+        const id = pending.get(answer.toolCallId)!;
+        const inbox = agentInboxRequest(payloads.get(id));
+        return [id, inbox === undefined ? answer.value : humanResponsesFor(inbox, answer.value)];
+      }),
+    );
     return new InterruptRun(
       runId,
       key,

@@ -228,7 +228,7 @@ async function settle(call: McpCall, relay: EventRelay, body: ParsedResponsesReq
         await expire(call, runId);
         return declinedResult(segment.output, usage);
       }
-      answers.push({ toolCallId: segment.output.toolCalls[index]!.id, value: elicitedAnswer(result.content) });
+      answers.push({ toolCallId: segment.output.toolCalls[index]!.id, value: elicitedAnswer(result.content, interrupt.payload) });
     }
     const resumeOf: ResumeOf = { runId, stateToken, answers };
     segment = await runSegment(call, relay, engineRequest(body.body, []), { resumeOf });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import OpenAI from "openai";
-import { banner } from "../../src/cli/banner.js";
+import { loopbackBanner } from "../helpers/banner.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // A graph whose state has no `messages` (a question in, an answer out) is said at start, with
@@ -26,20 +26,7 @@ after(() => server.close());
 
 test("the start names the model and the key to set", async () => {
   assert.deepEqual(await server.serve.registry.withoutMessages(), ["qa"]);
-  const text = banner({
-    address: "http://127.0.0.1:8000",
-    prefix: "/v1",
-    host: "127.0.0.1",
-    surfaces: [],
-    offNotes: [],
-    metrics: undefined,
-    chatUiPrefix: undefined,
-    firstModel: "qa",
-    store: { kind: "memory", expireAfter: "30d" },
-    background: { kind: "unavailable", reason: "" } as never,
-    auth: false,
-    withoutMessages: ["qa"],
-  });
+  const text = loopbackBanner({ firstModel: "qa", withoutMessages: ["qa"] });
   assert.match(text, /warning model 'qa': its state has no 'messages' key, .* set graphs\.qa\.requestToInput in chat-serve\.config\.ts/u);
 });
 

@@ -3,9 +3,9 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { Client } from "@langchain/langgraph-sdk";
-import { banner } from "../../src/cli/banner.js";
 import { UserFacingError } from "../../src/errors/catalogue.js";
 import { rpc } from "../helpers/a2a.js";
+import { loopbackBanner } from "../helpers/banner.js";
 import { connectMcp } from "../helpers/mcp.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -183,20 +183,7 @@ describe("errors a graph throws while its developer runs it (a loopback server w
     } finally {
       await developing.close();
     }
-    const shown = banner({
-      address: "http://127.0.0.1:8000",
-      prefix: "/v1",
-      host: "127.0.0.1",
-      surfaces: [],
-      offNotes: [],
-      metrics: undefined,
-      chatUiPrefix: undefined,
-      firstModel: undefined,
-      store: { kind: "memory", expireAfter: "30d" },
-      background: { kind: "unavailable", reason: "" } as never,
-      auth: false,
-      developmentErrors: true,
-    });
+    const shown = loopbackBanner({ developmentErrors: true });
     assert.match(shown, /errors\s+a graph's exception reaches Agent Protocol clients as its name and message/u);
   });
 });

@@ -5,6 +5,7 @@ import { BackendUnavailableError } from "../errors/catalogue.js";
 import { timed } from "../util/backend-timing.js";
 import { withDeadline } from "../util/deadline.js";
 import { runCheckpointMetadata } from "./run-checkpoint-metadata.js";
+import { SerdeInTurns } from "./serde-in-turns.js";
 
 // The checkpoint types, as the saver itself declares them.
 type PutArguments = Parameters<PostgresSaver["put"]>;
@@ -38,6 +39,8 @@ export class DeadlinePostgresSaver extends PostgresSaver {
 
   constructor(pool: pg.Pool, options: { schema: string; timeoutMs: number }) {
     super(pool, undefined, { schema: options.schema });
+    // A large checkpoint is read in turns of the event loop, as on the in-memory checkpointer.
+    this.serde = new SerdeInTurns(this.serde);
     this.#timeoutMs = options.timeoutMs;
     this.#pool = pool;
     this.#schema = options.schema;

@@ -1,11 +1,16 @@
 import { setTimeout } from "node:timers/promises";
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { v7 as uuid7, validate as validateUuid } from "@langchain/core/utils/uuid";
 import { BaseCheckpointSaver, Command } from "@langchain/langgraph";
-import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
+import { AgentInvalidBodyError, AgentNotFoundError, InternalError } from "../../errors/catalogue.js";
+import { toServeError } from "../../errors/to-serve-error.js";
 import type { AgentRecords, AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
+import { TenantStore } from "../../store/tenant-store.js";
 import { EventLoopTurns } from "../../util/event-loop-turns.js";
+import { UsageCollector } from "../usage.js";
 import { type AgentGraph, interruptsOf, protocolJsonInTurns } from "./agent-graph.js";
-import { type AgentRunRequest, type Backend, checkpointThreadId, deleteCheckpoints } from "./agent-run-config.js";
+import { type AgentRunRequest, type Backend, checkpointThreadId, deleteCheckpoints, runnableConfigOf } from "./agent-run-config.js";
+import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { agentStreamEvents } from "./agent-stream.js";
 import { assistantIdOf } from "./assistants.js";
 import { assertReadableMessages } from "./input-messages.js";
@@ -269,4 +274,56 @@ async function assertOwnCheckpoint(
   const found = await backend("the checkpointer", () => saver.getTuple(config));
   if (found === undefined)
     throw new AgentInvalidBodyError(`checkpoint_id: thread ${threadId} has no checkpoint ${checkpointId.slice(0, 80)}.`);
+}
+
+/**
+ * What a failed run reports (`{ error, message }`): chat-serve's own errors and a graph's
+ * UserFacingError as they are, a provider's failure as a sentence of ours, anything else
+ * generic; while developing (`showGraphErrors`: a loopback server without keys), a graph's own
+ * exception as its name and message.
+ */
+export function reportedFailure(error: unknown, showGraphErrors: boolean): { name: string; message: string } {
+  const serveError = toServeError(error);
+  if (showGraphErrors && serveError instanceof InternalError && error instanceof Error) {
+    return { name: error.name, message: error.message.split("\n")[0] ?? error.message };
+  }
+  return serveError;
+}
+
+/**
+ * The runnable config of one execution of a run: its callbacks (tracing, and the usage it
+ * reports when usage is counted), every step checkpointed before the next on the shared queue
+ * (a takeover goes on from there), and the server's store as the run's tenant sees it (a graph
+ * compiled with a store of its own keeps it).
+ */
+export async function executionConfig(
+  options: Pick<AgentRunsOptions, "registry" | "tracing" | "onUsage">,
+  run: {
+    request: AgentRunRequest;
+    record: AgentRunRecord;
+    model: string;
+    graph: AgentGraph;
+    checkpointThread: string;
+    job: { attempt: number } | undefined;
+    signal: { signal: AbortSignal };
+  },
+): Promise<{ config: Record<string, unknown>; usage: UsageCollector | undefined }> {
+  const callbacks: BaseCallbackHandler[] = options.tracing === undefined ? [] : [await options.tracing.handler()];
+  const usage = options.onUsage === undefined ? undefined : new UsageCollector();
+  if (usage !== undefined) callbacks.push(usage);
+  const { request, record, job } = run;
+  const durable = job === undefined || request.durability !== undefined ? request : { ...request, durability: "sync" as const };
+  const config = runnableConfigOf(durable, {
+    runId: record.run_id,
+    threadId: record.thread_id,
+    checkpointThread: run.checkpointThread,
+    model: run.model,
+    assistantId: record.assistant_id,
+    attempt: job?.attempt ?? 1,
+    callbacks,
+    signal: run.signal.signal,
+  });
+  const { graphStore } = options.registry;
+  if ((run.graph as { store?: unknown }).store === graphStore) config.store = TenantStore.of(graphStore, record.scope);
+  return { config, usage };
 }

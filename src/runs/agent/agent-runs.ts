@@ -1,30 +1,22 @@
-import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { RunLease } from "../../coordination/run-coordinator.js";
-import {
-  AgentConflictError,
-  AgentNotFoundError,
-  BackendUnavailableError,
-  InternalError,
-  ServerShuttingDownError,
-} from "../../errors/catalogue.js";
-import { toServeError } from "../../errors/to-serve-error.js";
+import { AgentConflictError, AgentNotFoundError, BackendUnavailableError, ServerShuttingDownError } from "../../errors/catalogue.js";
 import type { AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
-import { TenantStore } from "../../store/tenant-store.js";
 import { anySignal } from "../../util/any-signal.js";
 import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../jobs.js";
-import { UsageCollector } from "../usage.js";
+import type { UsageCollector } from "../usage.js";
 import { agentContext } from "./agent-context.js";
 import type { AgentGraph } from "./agent-graph.js";
+import { type AgentRunRequest, type Backend, backendCall, checkpointThreadId, newRunRecord, resolvedOf } from "./agent-run-config.js";
 import {
-  type AgentRunRequest,
-  type Backend,
-  backendCall,
-  checkpointThreadId,
-  newRunRecord,
-  resolvedOf,
-  runnableConfigOf,
-} from "./agent-run-config.js";
-import { driveGraph, type LiveRun, prepareRun, settleRun, takeoverPoint, turnOf } from "./agent-run-start.js";
+  driveGraph,
+  executionConfig,
+  type LiveRun,
+  prepareRun,
+  reportedFailure,
+  settleRun,
+  takeoverPoint,
+  turnOf,
+} from "./agent-run-start.js";
 import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { modelOfAssistant } from "./assistants.js";
 import { MemoryProtocolLogs, type ProtocolLogs } from "./protocol-log.js";
@@ -234,26 +226,9 @@ export class AgentRuns {
       // A queued run's first metadata was logged when it was queued; a takeover says its attempt.
       if (job === undefined || job.attempt > 1) events.push("metadata", { run_id: record.run_id, attempt: job?.attempt ?? 1 });
       signal = anySignal([controller.signal, lease.signal]);
-      const callbacks: BaseCallbackHandler[] = this.#options.tracing === undefined ? [] : [await this.#options.tracing.handler()];
-      if (this.#options.onUsage !== undefined) {
-        usage = new UsageCollector();
-        callbacks.push(usage);
-      }
-      // A run of the shared queue checkpoints each step before the next: a takeover goes on from there.
-      const durable = job === undefined || request.durability !== undefined ? request : { ...request, durability: "sync" as const };
-      const config = runnableConfigOf(durable, {
-        runId: record.run_id,
-        threadId: record.thread_id,
-        checkpointThread,
-        model: run.model,
-        assistantId: record.assistant_id,
-        attempt: job?.attempt ?? 1,
-        callbacks,
-        signal: signal.signal,
-      });
-      // The server's store, as the run's tenant sees it (a graph compiled with its own store keeps it).
-      const { graphStore } = this.#options.registry;
-      if ((graph as { store?: unknown }).store === graphStore) config.store = TenantStore.of(graphStore, record.scope);
+      const execution = await executionConfig(this.#options, { request, record, model: run.model, graph, checkpointThread, job, signal });
+      usage = execution.usage;
+      const config = execution.config;
       const ended = await driveGraph(graph, request, config, record.run_id, events, this.#call, goesOn, protocol);
       live.result = ended.result;
       if (ended.interrupted) threadStatus = "interrupted";
@@ -272,12 +247,7 @@ export class AgentRuns {
         threadStatus = "error";
         // What the client reads: chat-serve's own errors and a graph's UserFacingError as they
         // are, a provider's failure as a sentence of ours, anything else generic; the log has it all.
-        const serveError = toServeError(error);
-        // While developing (a loopback server without keys), the graph's own error as it is.
-        const shown =
-          this.#options.showGraphErrors === true && serveError instanceof InternalError && error instanceof Error
-            ? { name: error.name, message: error.message.split("\n")[0] ?? error.message }
-            : serveError;
+        const shown = reportedFailure(error, this.#options.showGraphErrors === true);
         failure = shown.message;
         live.result = { __error__: { error: shown.name, message: failure } };
         events.push("error", { error: shown.name, message: failure });

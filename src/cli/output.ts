@@ -64,6 +64,10 @@ export function langGraphNote(loaded: LoadedConfig): string | undefined {
     parts.push(`a store TTL (${minutes === undefined ? "each item's own" : `${minutes} minutes`})`);
   }
   const http = project.http;
+  if (project.ui !== undefined && !http?.disabled.includes("disable_ui")) {
+    const graphs = Object.keys(project.ui);
+    parts.push(`the generative UI of ${graphs.join(", ")} (at /ui/{graph})`);
+  }
   if (http?.app !== undefined) parts.push(`routes from ${http.app}${http.enableCustomRouteAuth ? " (behind the auth)" : ""}`);
   if (http?.mountPrefix !== undefined) parts.push(`everything of LangGraph's under ${http.mountPrefix}`);
   if (http !== undefined && http.disabled.length > 0)

@@ -43,6 +43,15 @@ export interface HttpConfig {
   prefix?: string;
 }
 
+/** `ui`: a graph's generative UI components, as `langgraph.json`'s `ui` (graph id → `./src/ui.tsx`). */
+export const uiSchema = z.record(
+  z.string().min(1),
+  z.string("must be the path of the file that exports the graph's components, such as './src/agent/ui.tsx'").min(1),
+);
+
+/** `uiConfig`: `langgraph.json`'s `ui_config`; `shared` names the packages the page provides instead of the bundle. */
+export const uiConfigSchema = z.strictObject({ shared: z.array(z.string().min(1)).optional() });
+
 /** Header names, or patterns with `*` for any run of characters (`x-org-*`). */
 export const headerPatterns = z.array(
   z

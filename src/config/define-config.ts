@@ -14,6 +14,8 @@ import {
   type HttpConfig,
   httpSchema,
   type ThreadTtlConfig,
+  uiConfigSchema,
+  uiSchema,
 } from "./agent-server-config.js";
 import { checkpointerSchema, coordinatorSchema, durationSchema, limitSchema, storeSchema } from "./backend-config.js";
 import { type Referable, valueOrReference } from "./config-values.js";
@@ -71,6 +73,8 @@ export const configSchema = z.strictObject({
   limits: limitSchema.extend({ perModel: z.record(z.string(), limitSchema).optional() }).optional(),
   http: httpSchema.optional(),
   graphStore: graphStoreSchema.optional(),
+  ui: uiSchema.optional(),
+  uiConfig: uiConfigSchema.optional(),
   metrics: z
     .strictObject({
       enabled: z.boolean().default(true),
@@ -170,7 +174,7 @@ export function storeConfigOf(config: Pick<ParsedConfig, "checkpointer" | "store
  * says otherwise, as LangGraph.js's server answers).
  */
 export function agentServerSettings(project: LangGraphProject): Record<string, unknown> {
-  const { http, auth, storeIndex, storeTtl, checkpointerTtl: ttl } = project;
+  const { http, auth, storeIndex, storeTtl, checkpointerTtl: ttl, ui, uiConfig } = project;
   const off = new Set(http?.disabled ?? []);
   const protocol = {
     ...(http?.mountPrefix === undefined ? {} : { prefix: http.mountPrefix }),
@@ -205,6 +209,7 @@ export function agentServerSettings(project: LangGraphProject): Record<string, u
             ...(http.mountPrefix === undefined ? {} : { prefix: http.mountPrefix }),
           },
         }),
+    ...(ui === undefined || off.has("disable_ui") ? {} : { ui, ...(uiConfig === undefined ? {} : { uiConfig }) }),
     ...(ttl === undefined
       ? {}
       : {
@@ -301,6 +306,13 @@ export interface ChatServeConfig {
   http?: HttpConfig;
   /** LangGraph's store, which graphs read through `config.store` (`langgraph.json`'s `store`): see `GraphStoreConfig`. */
   graphStore?: GraphStoreConfig;
+  /**
+   * A graph's generative UI (`langgraph.json`'s `ui`): graph id → the file exporting its React
+   * components, bundled at start and served at `POST /ui/{graph}` for `LoadExternalComponent`.
+   */
+  ui?: Record<string, string>;
+  /** `langgraph.json`'s `ui_config`: `shared` packages the page provides, left out of the bundles. */
+  uiConfig?: { shared?: string[] };
   /** Per-tenant limits; `perModel` gives a model limits (and counters) of its own. */
   limits?: {
     requestsPerMinute?: number;

@@ -14,7 +14,7 @@ import { headerPatterns, regexSource } from "./agent-server-config.js";
 export const LANGGRAPH_JSON = "langgraph.json";
 
 /** The keys of `langgraph.json` chat-serve reads; every other key is reported once and ignored. */
-const READ_KEYS = ["graphs", "env", "auth", "store", "checkpointer", "http", "webhooks"];
+const READ_KEYS = ["graphs", "env", "auth", "store", "checkpointer", "http", "webhooks", "ui", "ui_config"];
 
 /** `http`'s route switches, LangGraph's names. */
 const HTTP_SWITCHES = [
@@ -68,6 +68,13 @@ const langGraphJsonSchema = z.looseObject({
         .optional(),
     })
     .optional(),
+  ui: z
+    .record(
+      z.string().min(1),
+      z.string("must be the path of the file that exports the graph's components, such as './src/agent/ui.tsx'").min(1),
+    )
+    .optional(),
+  ui_config: z.looseObject({ shared: z.array(z.string().min(1), "must be a list of package names").optional() }).optional(),
   checkpointer: z
     .looseObject({
       ttl: z
@@ -162,6 +169,10 @@ export interface LangGraphProject {
   storeIndex?: { embed: string; dims: number; fields?: string[] };
   /** `webhooks`: what a run's webhook may call and the headers it carries, in a config's names. */
   webhooks?: RunWebhookPolicy;
+  /** `ui`: graph id → the file of its generative UI components (relative to the file's folder). */
+  ui?: Record<string, string>;
+  /** `ui_config`: `shared` packages left out of the UI bundles. */
+  uiConfig?: { shared?: string[] };
   /** `auth`: the project's `Auth` (`./auth.ts:auth`, relative to the file's folder) and Studio's way in. */
   auth?: { path: string; disableStudioAuth: boolean };
 }
@@ -212,6 +223,9 @@ export function readLangGraphJson(filepath: string, displayPath: string): LangGr
   }
   // What of `store` is not read is named with the other keys left aside.
   for (const key of Object.keys(store ?? {})) if (key !== "index" && key !== "ttl") project.ignoredKeys.push(`store.${key}`);
+  if (parsed.data.ui !== undefined) project.ui = parsed.data.ui;
+  if (parsed.data.ui_config?.shared !== undefined) project.uiConfig = { shared: parsed.data.ui_config.shared };
+  for (const key of Object.keys(parsed.data.ui_config ?? {})) if (key !== "shared") project.ignoredKeys.push(`ui_config.${key}`);
   if (auth !== undefined) project.auth = { path: auth.path, disableStudioAuth: auth.disable_studio_auth ?? false };
   if (parsed.data.webhooks !== undefined) {
     const { env_prefix: envPrefix, headers, url } = parsed.data.webhooks;

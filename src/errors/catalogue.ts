@@ -74,13 +74,13 @@ export class StoredObjectNotFoundError extends ClientError {
   }
 }
 
-/** An assistant, thread, run, checkpoint or store item of the Agent Protocol that does not exist here (or is another tenant's). */
+/** An assistant, thread, run, checkpoint, store item or graph UI of the Agent Protocol that does not exist here (or is another tenant's). */
 export class AgentNotFoundError extends ClientError {
   readonly status = 404;
   readonly code = "not_found";
-  constructor(kind: "assistant" | "assistant version" | "thread" | "run" | "checkpoint" | "item" | "cron", id: string) {
+  constructor(kind: "assistant" | "assistant version" | "thread" | "run" | "checkpoint" | "item" | "cron" | "UI", id: string, hint = "") {
     const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
-    super(`No ${kind} with id '${shown}' was found.`);
+    super(`No ${kind} with id '${shown}' was found.${hint === "" ? "" : ` ${hint}`}`);
   }
 }
 

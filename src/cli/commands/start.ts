@@ -14,6 +14,7 @@ import type { ThreadTtl } from "../../runs/agent/thread-sweeper.js";
 import { serverSetupFromConfig } from "../../server/from-config.js";
 import { PendingRunSweeper } from "../../server/pending-run-sweeper.js";
 import { StoreSweeper } from "../../server/store-sweeper.js";
+import { uiBundlesFromConfig } from "../../server/ui-bundles.js";
 import { assertTracingInstalled } from "../../tracing/tracing-callback.js";
 import { parseDuration } from "../../util/duration.js";
 import { backgroundSetup } from "../background-setup.js";
@@ -91,7 +92,19 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const { registry, backends, checkpointScope, auth, limits, customRoutes } = await serverSetupFromConfig(loaded, {
     onConnectionError: (backend, error) => logConnectionError(backend, error),
   });
+  // Each graph's generative UI, bundled before anything listens: one that does not build stops the start.
+  const uiBundles = await uiBundlesFromConfig(loaded).catch(async (error: unknown) => {
+    await backends.close();
+    throw error;
+  });
   const { server } = loaded.config;
+  /** What is served here; the generative UI beside the Agent Protocol, where LangGraph's server serves it. */
+  const served = (place: Parameters<typeof switchSettings>[1]) => {
+    const selection = switchSettings(server, place);
+    if (uiBundles !== undefined && selection.langgraph !== false && selection.langgraph !== undefined)
+      selection.langgraph = { ...(selection.langgraph === true ? {} : selection.langgraph), ui: uiBundles };
+    return selection;
+  };
   // Precedence: flag > environment > config file > default.
   const prefix = normalizePrefix(options.prefix ?? env.prefix ?? server.prefix, options.prefix ? "--prefix" : "prefix");
   const host = options.host ?? (process.env.HOST || undefined) ?? server.host;
@@ -152,7 +165,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
       if (setup.kind === "shared") await setup.shared.queue.close();
       await backends.close();
       const place = { loopback: isLoopback(host), isWorker: true, shared: sharesRuns(setup, backends), env };
-      const selection = switchSettings(server, place);
+      const selection = served(place);
       const context = { models: registry.getGraphNames(), background: setup.kind !== "unavailable", version: "", env };
       const surfaces = [...apiSurfaces(selection, context), ...ownMountSurfaces(selection, context)];
       const describe = (address: string) =>
@@ -223,7 +236,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   warn = (object, message) => serve.app.log.warn(object, message);
   const place = { loopback: isLoopback(host), isWorker: cluster.isWorker, shared: sharesRuns(setup, backends), env };
-  const selection = switchSettings(server, place);
+  const selection = served(place);
   const app = await serve.bind({ prefix, ...selection, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
   // With the memory checkpointer, paused runs are bounded by age as well as by count: by the

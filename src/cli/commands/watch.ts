@@ -8,7 +8,7 @@ import { CONFIG_FILE_NAMES } from "../../config/load-config.js";
 import { WATCHED_CHILD, whenParentExits } from "../signals.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/chat-serve.js", import.meta.url));
-const WATCHED = /\.(?:[cm]?ts|[cm]?js|json)$/u;
+const WATCHED = /\.(?:[cm]?ts|tsx|[cm]?js|jsx|json|css)$/u;
 const IGNORED = /(?:^|[/\\])(?:node_modules|\.git|dist|coverage)(?:[/\\]|$)/u;
 const DEBOUNCE_MS = 150;
 

@@ -12,6 +12,7 @@ import type { AgentRecords } from "../../store/agent-records.js";
 import type { CronRecord } from "../../store/cron-records.js";
 import { wireCrons } from "./cron-wiring.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
+import { registerUiRoutes, UI_METHODS, UI_PUBLIC_PATHS, type UiBundles } from "./ui-routes.js";
 
 /**
  * `server.langgraph` in a config: the Agent Protocol's place (`prefix`, langgraph.json's
@@ -39,6 +40,8 @@ export interface AgentProtocolSettings {
   webhooks?: RunWebhookPolicy;
   /** The most enabled crons one tenant (one user under a project's `Auth`) may have; default 100. */
   maxCronsPerTenant?: number;
+  /** Each graph's generative UI, bundled (langgraph.json's `ui`), served at `/ui/{graph}`. */
+  ui?: UiBundles;
 }
 
 /** `server.langgraph` as a bind takes it: on, where, and what of it. */
@@ -135,10 +138,12 @@ function servedMethods(settings: LangGraphBindSettings): Record<string, readonly
  */
 function langgraphSurface(settings: LangGraphBindSettings & { version: string }): Surface {
   const prefix = settings.prefix ?? "";
-  const methods = servedMethods(settings);
-  const socketServed = methods[SOCKET] !== undefined;
+  const engineMethods = servedMethods(settings);
+  const socketServed = engineMethods[SOCKET] !== undefined;
   /** The routes whose handlers load with the engine: all but the socket's GET. */
-  const lazy: Record<string, readonly HTTPMethods[]> = { ...methods, ...(socketServed ? { [SOCKET]: ["POST"] } : {}) };
+  const lazy: Record<string, readonly HTTPMethods[]> = { ...engineMethods, ...(socketServed ? { [SOCKET]: ["POST"] } : {}) };
+  const ui = settings.ui !== undefined && settings.ui.size > 0 ? settings.ui : undefined;
+  const methods: Record<string, readonly HTTPMethods[]> = { ...engineMethods, ...(ui === undefined ? {} : UI_METHODS) };
   return {
     name: "langgraph",
     register: async (app, context) => {
@@ -185,6 +190,8 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
         socket = loaded.socket;
         return loaded.table.only(lazy);
       });
+      // A graph's generative UI needs no engine: its bundles were built at start.
+      if (ui !== undefined) registerUiRoutes(app, ui);
       // Protocol v2 over a WebSocket: upgraded after the mount's hooks (keys, limits, request ids).
       const websocket = settings.websocket !== false;
       if (websocket && socketServed) acceptUpgrades(app, [SOCKET]);
@@ -237,7 +244,7 @@ function langgraphSurface(settings: LangGraphBindSettings & { version: string })
     },
     methods,
     apiLabels: Object.fromEntries(Object.keys(methods).map((path) => [path, "langgraph"])),
-    publicPaths: ["/ok", "/info"].filter((path) => methods[path] !== undefined),
+    publicPaths: ["/ok", "/info", ...UI_PUBLIC_PATHS].filter((path) => methods[path] !== undefined),
     runPaths: RUNS.filter((path) => methods[path] !== undefined),
     errorBody: (error) => ({ detail: error.message }),
     bannerRows: (_base, address) => [

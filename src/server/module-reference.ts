@@ -5,6 +5,7 @@ import { applyLangGraphEnv, parseLangGraphReference, readLangGraphJson } from ".
 import type { ModuleLoader } from "../config/module-loader.js";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
+import { rememberGraphSource } from "../registry/graph-source.js";
 import { didYouMean } from "../util/did-you-mean.js";
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/u;
@@ -62,5 +63,7 @@ export async function loadModuleReference(
     const available = Object.keys(loaded).filter((name) => name !== "__esModule");
     throw new ConfigError(`${where}: '${modulePath}' has no export '${exportName}' (it exports: ${available.join(", ") || "nothing"})`);
   }
-  return loaded[exportName];
+  const value = loaded[exportName];
+  rememberGraphSource(value, { sourceFile: absolute, exportSymbol: exportName });
+  return value;
 }

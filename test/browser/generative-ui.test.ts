@@ -89,7 +89,11 @@ describe("a graph's generative UI, as agent-chat-ui loads it", { skip: chromium.
       const card = page.locator("#messages li.ai .generative .weather-card");
       await card.waitFor({ timeout: 15_000 });
       assert.equal(await card.locator("h3").textContent(), "Porto");
-      assert.equal(await card.evaluate((element) => getComputedStyle(element).color), "rgb(0, 128, 0)", "the bundle's CSS applies");
+      assert.equal(
+        await card.evaluate((element) => element.ownerDocument.defaultView?.getComputedStyle(element).color),
+        "rgb(0, 128, 0)",
+        "the bundle's CSS applies",
+      );
       assert.deepEqual(problems, { requests: [], errors: [] });
     } finally {
       await screenshot(page, "generative-ui");

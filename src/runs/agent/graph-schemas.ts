@@ -1,3 +1,5 @@
+import type { StaticSchemas } from "./static-schemas.js";
+
 /** The JSON schemas of a graph's input, output, state, config and context, as `/assistants/{id}/schemas` gives them. */
 export interface GraphSchemas {
   input_schema: unknown;
@@ -20,11 +22,16 @@ function channelSchema(graph: { channels?: Record<string, unknown> }): Record<st
 type SchemaOf = (graph: unknown) => unknown;
 
 /**
- * A graph's schemas: from its zod state (LangGraph's own converters, which read the
- * `withLangGraph` metadata) when it has one; otherwise its state's channels by name, and the
- * input as the same object with nothing required.
+ * A graph's schemas: from its zod state and context (LangGraph's own converters, which read the
+ * `withLangGraph` metadata) when it has them; what they leave out (an `Annotation.Root` state or
+ * configuration) from the graph's TypeScript types when `typed` can read them, as `langgraphjs
+ * dev` does; otherwise its state's channels by name, and the input as the same object with
+ * nothing required.
  */
-export async function graphSchemas(graph: { channels?: Record<string, unknown> }): Promise<GraphSchemas> {
+export async function graphSchemas(
+  graph: { channels?: Record<string, unknown> },
+  typed?: () => Promise<StaticSchemas | undefined>,
+): Promise<GraphSchemas> {
   let zod: Record<string, unknown> | undefined;
   try {
     const schema = (await import("@langchain/langgraph/zod/schema")) as unknown as Record<string, SchemaOf>;
@@ -44,13 +51,16 @@ export async function graphSchemas(graph: { channels?: Record<string, unknown> }
   } catch {
     zod = undefined;
   }
+  const read = zod?.state == null || zod.config == null ? await typed?.() : undefined;
   const channels = channelSchema(graph);
-  const state = zod?.state ?? channels;
+  const state = zod?.state ?? read?.state ?? channels;
+  // From JavaScript a graph's config and context schemas are one, as LangGraph's server gives them.
+  const config = zod?.config ?? read?.config ?? null;
   return {
-    input_schema: zod?.input ?? state,
-    output_schema: zod?.output ?? state,
+    input_schema: zod?.input ?? (zod?.state == null ? read?.input : undefined) ?? state,
+    output_schema: zod?.output ?? (zod?.state == null ? read?.output : undefined) ?? state,
     state_schema: state,
-    config_schema: zod?.config ?? null,
-    context_schema: zod?.config ?? null,
+    config_schema: config,
+    context_schema: config,
   };
 }

@@ -6,6 +6,7 @@ import { assistantJson } from "../../runs/agent/agent-assistants.js";
 import { backendCall } from "../../runs/agent/agent-run-config.js";
 import { systemAssistant } from "../../runs/agent/assistants.js";
 import { graphSchemas } from "../../runs/agent/graph-schemas.js";
+import { staticSchemas } from "../../runs/agent/static-schemas.js";
 import type { LangGraphRoutes } from "./langgraph-routes.js";
 import { assistantCreate, assistantLatest, assistantPatch, assistantSearch, assistantVersions, parseBody } from "./langgraph-schemas.js";
 import { authorize, visible } from "./route-auth.js";
@@ -159,8 +160,10 @@ export function registerAssistantRoutes(on: RouteTable, routes: LangGraphRoutes)
   });
 
   on.get<AssistantParams>("/assistants/:assistant_id/schemas", async (request) => {
-    const { model, graph } = await routes.runs.graphOf((await readable(request)).model);
-    return { graph_id: model, ...(await graphSchemas(graph)) };
+    const { model, graph, source } = await routes.runs.graphOf((await readable(request)).model);
+    const warn = (error: unknown) =>
+      request.log.warn({ err: error, model }, "could not read the graph's schemas from its TypeScript types");
+    return { graph_id: model, ...(await graphSchemas(graph, source === undefined ? undefined : () => staticSchemas(source, warn))) };
   });
 
   on.get<AssistantParams & { Params: { namespace?: string }; Querystring: { recurse?: string } }>(

@@ -12,8 +12,11 @@ export interface CliResult {
 }
 
 /** Runs the real CLI (the compiled one, as users get it) to completion. */
-export async function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export async function runCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; bin?: string; node?: string } = {},
+): Promise<CliResult> {
+  const child = spawn(options.node ?? process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
   });
@@ -42,12 +45,16 @@ const STOP_TIMEOUT_MS = 20_000;
  */
 export async function startCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; ownPort?: boolean; bin?: string } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; ownPort?: boolean; bin?: string; node?: string } = {},
 ): Promise<RunningServer> {
-  const child = spawn(process.execPath, [options.bin ?? BIN, "start", ...(options.ownPort === true ? [] : ["--port", "0"]), ...args], {
-    cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn", ...options.env },
-  });
+  const child = spawn(
+    options.node ?? process.execPath,
+    [options.bin ?? BIN, "start", ...(options.ownPort === true ? [] : ["--port", "0"]), ...args],
+    {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn", ...options.env },
+    },
+  );
   let output = "";
   const baseURL = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`chat-serve did not start:\n${output}`)), 20_000);

@@ -66,6 +66,12 @@ function installed(name: string, from: string): { version: string; dir: string }
  * the project and chat-serve load two different copies.
  */
 export function checkLangGraphVersions(projectDir: string): string | undefined {
+  // yarn 2+'s Plug'n'Play has no node_modules, where a project's graphs and their imports are read from.
+  if ((process.versions as { pnp?: string }).pnp !== undefined) {
+    throw new UserError(
+      "this project's packages are installed by yarn's Plug'n'Play, from which chat-serve cannot load a project's graphs: add `nodeLinker: node-modules` to .yarnrc.yml and run `yarn install`",
+    );
+  }
   const wanted = floors();
   const fromProject = path.join(path.resolve(projectDir), "noop.js");
   const old: string[] = [];

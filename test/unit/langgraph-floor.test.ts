@@ -61,3 +61,18 @@ test("a pnpm project with a second, newer copy: served, with a warning naming bo
 test("the repository's own project: nothing to say", () => {
   assert.equal(checkLangGraphVersions(process.cwd()), undefined);
 });
+
+test("yarn's Plug'n'Play (no node_modules): one line with the setting that gives the project one", () => {
+  const versions = process.versions as { pnp?: string };
+  versions.pnp = "3";
+  try {
+    assert.throws(
+      () => checkLangGraphVersions(projectWith({})),
+      (error: Error) =>
+        error.message ===
+        "this project's packages are installed by yarn's Plug'n'Play, from which chat-serve cannot load a project's graphs: add `nodeLinker: node-modules` to .yarnrc.yml and run `yarn install`",
+    );
+  } finally {
+    delete versions.pnp;
+  }
+});

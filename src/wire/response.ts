@@ -24,6 +24,12 @@ export interface Usage {
 }
 
 /**
+ * The usage of a run no model reported on (an interrupt, a node's own answer): zeros, where a
+ * client parses usage as an object (the AI SDK's OpenAI provider fails the step on `null`).
+ */
+export const NO_USAGE: Readonly<Usage> = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
+/**
  * Reasoning beside the answer, under both names clients read: `reasoning_content` (DeepSeek,
  * vLLM, the `openai` SDK's users) and `reasoning` (OpenRouter, Ollama, the AI SDK).
  */

@@ -390,11 +390,20 @@ test("GET /models/{model} names the APIs the model is served on", async () => {
 });
 
 describe("failures and disconnects", () => {
-  test("no usage reported: usage is null", async () => {
+  test("no usage reported: usage is zeros, never null (the AI SDK's OpenAI provider fails a step on null)", async () => {
     const response = await client.responses.create({ model: "plain", input: "hi" });
     assertMatchesResponses("Response", response);
-    assert.equal(response.usage, null);
+    assert.deepEqual(response.usage, {
+      input_tokens: 0,
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+      output_tokens: 0,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 0,
+    });
     assert.ok(response.output_text.length > 0);
+    const events = await rawStream({ model: "plain", input: "hi" });
+    const completed = events.find((event) => event.type === "response.completed");
+    assert.equal(completed?.response.usage?.total_tokens, 0, "response.completed carries zeros too");
   });
 
   test("a failure after the first byte is an error event, then response.failed", async () => {

@@ -88,7 +88,7 @@ test("streaming with include_usage reports the same totals in the final usage-on
   assert.deepEqual(chunks.at(-1)?.usage, expected);
 });
 
-test("usage is omitted when no model reported any, never estimated", async () => {
+test("no model reported usage: omitted from a completion, zeros in the usage chunk asked for; never estimated", async () => {
   const completion = await client.chat.completions.create({ model: "no-usage", messages });
   assert.equal(completion.usage, undefined);
   const stream = await client.chat.completions.create({
@@ -99,6 +99,9 @@ test("usage is omitted when no model reported any, never estimated", async () =>
   });
   const chunks = [];
   for await (const chunk of stream) chunks.push(chunk);
-  assert.ok(chunks.every((chunk) => chunk.usage === null));
-  assert.equal(chunks.at(-1)?.choices[0]?.finish_reason, "stop");
+  assert.ok(chunks.slice(0, -1).every((chunk) => chunk.usage === null));
+  assert.equal(chunks.at(-2)?.choices[0]?.finish_reason, "stop");
+  // A client that parses usage as an object (opencode's, Kilo's) gets one.
+  assert.deepEqual(chunks.at(-1)?.choices, []);
+  assert.deepEqual(chunks.at(-1)?.usage, { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
 });

@@ -1,6 +1,6 @@
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { fillSlots, JsonText, jsonParts } from "../../util/json-text.js";
-import type { ChatCompletionChunk } from "../../wire/response.js";
+import { type ChatCompletionChunk, NO_USAGE } from "../../wire/response.js";
 import { ChunkBuilder } from "./chunk-builder.js";
 import type { CompletionIdentity } from "./completion.js";
 
@@ -13,7 +13,7 @@ export interface CompletionChunks {
 /**
  * Turns a run's events into the chunks of a streamed chat completion: the role chunk, text
  * and reasoning deltas and client events in graph order, tool calls as one delta, the finish
- * chunk, and the usage-only chunk when the client asked for it and a model reported usage.
+ * chunk, and the usage-only chunk when the client asked for it (zeros when no model reported usage).
  * A mapping, not a generator: the SSE writer applies it as the events arrive.
  */
 export function completionChunks(identity: CompletionIdentity, includeUsage: boolean): CompletionChunks {
@@ -27,7 +27,7 @@ export function completionChunks(identity: CompletionIdentity, includeUsage: boo
       const chunks: ChatCompletionChunk[] = [];
       if (event.output.toolCalls.length > 0) chunks.push(builder.toolCalls(event.output.toolCalls));
       chunks.push(builder.finish(event.output.finishReason, event.output.annotations));
-      if (includeUsage && event.usage !== undefined) chunks.push(builder.usage(event.usage));
+      if (includeUsage) chunks.push(builder.usage(event.usage ?? NO_USAGE));
       return chunks;
     },
   };

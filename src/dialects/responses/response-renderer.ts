@@ -2,7 +2,7 @@ import type { AssistantOutput } from "../../runs/messages/message-out.js";
 import type { Reasoning } from "../../runs/messages/message-reasoning.js";
 import type { RunStreamEvent } from "../../runs/stream-run.js";
 import { copyData } from "../../util/copy-data.js";
-import type { ClientEventWire, Usage } from "../../wire/response.js";
+import { type ClientEventWire, NO_USAGE, type Usage } from "../../wire/response.js";
 import type { CreateResponseBody } from "../../wire/responses-request.js";
 import type {
   CompactionItem,
@@ -345,7 +345,7 @@ export class ResponseRenderer {
       item.status = "completed";
       events.push(...this.#event("response.output_item.done", () => ({ output_index: index, item: copyData(item) })));
     }
-    if (usage !== undefined) this.response.usage = responsesUsage(usage);
+    this.response.usage = responsesUsage(usage ?? NO_USAGE);
     this.response.completed_at = Math.floor(Date.now() / 1000);
     if (output.finishReason === "length") {
       this.response.status = "incomplete";

@@ -192,8 +192,10 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
         additional_kwargs: { reasoning: { type: "reasoning", summary: [{ type: "summary_text", text: reasoning, index: 0 }] } },
       };
     }
+    // One index for the reply's reasoning, as providers send it: LangChain merges the chunks of a
+    // stream into one block (without it, a client such as assistant-ui shows a block per word).
     return {
-      content: [{ type: "reasoning" as const, reasoning }, ...(text === "" ? [] : [{ type: "text" as const, text }])],
+      content: [{ type: "reasoning" as const, reasoning, index: 0 }, ...(text === "" ? [] : [{ type: "text" as const, text }])],
     };
   }
 

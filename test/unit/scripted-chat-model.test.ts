@@ -37,4 +37,17 @@ describe("ScriptedChatModel", () => {
     );
     assert.equal(ids.filter((id) => id === "mine").length, 4);
   });
+
+  test("streamed reasoning merges into one block, as a provider's does (one index)", async () => {
+    const model = new ScriptedChatModel({ respond: () => ({ text: "the answer", reasoning: "let me think about it" }) });
+    let merged: Awaited<ReturnType<typeof model.invoke>> | undefined;
+    for await (const chunk of await model.stream([new HumanMessage("q")])) merged = merged === undefined ? chunk : merged.concat(chunk);
+    const blocks = (merged?.content ?? []) as { type: string; reasoning?: string }[];
+    const reasoning = blocks.filter((block) => block.type === "reasoning");
+    assert.deepEqual(
+      reasoning.map((block) => block.reasoning),
+      ["let me think about it"],
+      "one block, not one per word",
+    );
+  });
 });

@@ -42,17 +42,20 @@ before(async () => {
       usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
     }),
   }));
-  server = await startTestServer({
-    params: { graph: parametersGraph(), description: "Shows its parameters", structuredOutput: true },
-    prosy: { graph: prosyGraph(), description: "Claims JSON, answers prose", structuredOutput: true },
-    echo: { graph: echoGraph, description: "Echo", streamableNodeNames: ["respond"] },
-    provider: {
-      // A real ChatOpenAI made with temperature 0.7, the request's parameters applied.
-      graph: chatOpenAIGraph(provider.baseURL, { temperature: 0.7, withParameters: true }),
-      description: "A provider behind ChatOpenAI",
-      structuredOutput: true,
+  server = await startTestServer(
+    {
+      params: { graph: parametersGraph(), description: "Shows its parameters", structuredOutput: true },
+      prosy: { graph: prosyGraph(), description: "Claims JSON, answers prose", structuredOutput: true },
+      echo: { graph: echoGraph, description: "Echo", streamableNodeNames: ["respond"] },
+      provider: {
+        // A real ChatOpenAI made with temperature 0.7, the request's parameters applied.
+        graph: chatOpenAIGraph(provider.baseURL, { temperature: 0.7, withParameters: true }),
+        description: "A provider behind ChatOpenAI",
+        structuredOutput: true,
+      },
     },
-  });
+    { aiSdk: true },
+  );
   client = new OpenAI({ baseURL: server.baseURL, apiKey: "x", maxRetries: 0 });
 });
 after(async () => {
@@ -194,6 +197,35 @@ describe("request parameters reach the graph, normalised across the two APIs", (
     assert.equal(provider.received[0]!.temperature, 0.7, "without parameters the model is used as it was made");
     assert.equal(provider.received[0]!.tools, undefined);
   });
+});
+
+test("assistant-ui's AssistantChatTransport on the AI SDK surface: its system prompt and frontend tools reach the model", async () => {
+  provider.received.length = 0;
+  const answer = await fetch(`${server.baseURL}/ai-sdk/provider`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    // The body AssistantChatTransport sends: useChat's, plus `system`, `tools` and `callSettings`.
+    body: JSON.stringify({
+      id: "chat-1",
+      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "weather in Oslo?" }] }],
+      trigger: "submit-message",
+      system: "You are the page's assistant.",
+      tools: { get_weather: { description: "Weather for a city", parameters: TOOL_PARAMETERS } },
+      callSettings: {},
+    }),
+  });
+  assert.equal(answer.status, 200);
+  await answer.text();
+  const sent = provider.received[0]!;
+  const messages = sent.messages as { role: string; content: string }[];
+  assert.deepEqual(messages[0], { role: "system", content: "You are the page's assistant." });
+  assert.deepEqual(
+    ((sent.tools as { function: { name: string; description?: string } }[]) ?? []).map((tool) => [
+      tool.function.name,
+      tool.function.description,
+    ]),
+    [["get_weather", "Weather for a city"]],
+  );
 });
 
 describe("the echo demo honours max_tokens and stop", () => {

@@ -77,6 +77,15 @@ const uiRequest = z.object({
   messageId: z.string().optional(),
   /** The graph's client settings, from the transport's `body: { settings }`. */
   settings: z.record(z.string(), z.unknown(), { error: "settings must be an object of the graph's client settings" }).optional(),
+  /** assistant-ui's `AssistantChatTransport`: the page's system prompt and its frontend tools (name → JSON schema). */
+  system: z.string("system must be the system prompt's text").optional(),
+  tools: z
+    .record(
+      z.string(),
+      z.looseObject({ description: z.string().optional(), parameters: z.unknown().optional() }),
+      "tools must be an object of tool name → { description, parameters }",
+    )
+    .optional(),
 });
 
 type UiMessage = z.infer<typeof uiMessage>;
@@ -144,13 +153,23 @@ export function parseUiRequest(
     const { message, param } = bodyIssue(parsed.error as unknown as z.ZodError);
     throw new InvalidRequestError(message, { param });
   }
-  const { id, messages, settings } = parsed.data;
+  const { id, messages, settings, system, tools } = parsed.data;
   const chat = messages.flatMap((message, index) =>
     message.role === "assistant" ? assistantMessages(message) : [{ role: message.role, content: userContent(message, index) }],
   );
+  // The page's system prompt and frontend tools reach the graph as a chat completion's would.
+  const offered = Object.entries(tools ?? {}).map(([name, tool]) => ({
+    type: "function",
+    function: {
+      name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      parameters: tool.parameters ?? { type: "object" },
+    },
+  }));
   const request = parseChatRequest({
     model,
-    messages: chat,
+    messages: system === undefined || system.trim() === "" ? chat : [{ role: "system", content: system }, ...chat],
+    ...(offered.length === 0 ? {} : { tools: offered }),
     stream: true,
     stream_options: { include_usage: true },
     // Client events (status, progress, artifacts) go on the wire: useChat shows them as data parts.

@@ -9,6 +9,7 @@ import type { HttpTimeouts } from "../http/host-app.js";
 import type { LimitSettings } from "../http/limits.js";
 import type { MetricsSettings } from "../http/metrics.js";
 import type { CheckpointScope } from "../http/run-request.js";
+import type { UiBundles } from "../http/surface.js";
 import type { GraphRegistry } from "../registry/graph-registry.js";
 import type { ProtocolLogs } from "../runs/agent/protocol-log.js";
 import type { LoggedEvent } from "../runs/agent/run-events.js";
@@ -65,6 +66,8 @@ export interface ChatServeOptions {
   auth?: AuthSettings;
   /** A project's own routes, at the root of an app chat-serve created (`http.app`). */
   customRoutes?: CustomRoutes;
+  /** Each graph's generative UI, bundled (`chat-serve start` builds langgraph.json's `ui`), served beside the Agent Protocol. */
+  uiBundles?: UiBundles;
   /** Per-tenant request rates and concurrent runs (per client address without `auth`), `perModel` overrides; `redis` shares the counters. */
   limits?: LimitSettings;
   /**

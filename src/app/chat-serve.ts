@@ -127,6 +127,7 @@ export class ChatServe {
       background: !("unavailable" in settings),
       version: packageVersion,
       env,
+      ...(this.#options.uiBundles === undefined ? {} : { uiBundles: this.#options.uiBundles }),
     };
     const surfaces = apiSurfaces(options, switchContext);
     this.#surfaces = surfaces;

@@ -97,7 +97,18 @@ export interface SwitchContext {
   version: string;
   /** Background runs are served in this process. */
   background: boolean;
+  /** Each graph's generative UI, bundled at start (langgraph.json's `ui`), for the surface that serves it. */
+  uiBundles?: UiBundles;
 }
+
+/** One built file of a graph's generative UI: its name in the URL, its bytes. */
+export interface UiFile {
+  basename: string;
+  contents: Uint8Array;
+}
+
+/** Each graph's generative UI, bundled: graph id → its files. */
+export type UiBundles = ReadonlyMap<string, readonly UiFile[]>;
 
 /**
  * A surface's own on/off setting, declared in its folder: its config key (`server.<key>`, the

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { LoadedConfig } from "../config/load-config.js";
 import { ConfigError } from "../errors/catalogue.js";
 import { firstLine } from "../errors/first-line.js";
-import type { UiBundles, UiFile } from "../surfaces/langgraph/ui-routes.js";
+import type { UiBundles, UiFile } from "../http/surface.js";
 
 /** esbuild's own account of a failed build: its first error, with where it is. */
 function buildProblem(error: unknown): string {

@@ -98,13 +98,6 @@ export async function startCommand(options: StartOptions): Promise<void> {
     throw error;
   });
   const { server } = loaded.config;
-  /** What is served here; the generative UI beside the Agent Protocol, where LangGraph's server serves it. */
-  const served = (place: Parameters<typeof switchSettings>[1]) => {
-    const selection = switchSettings(server, place);
-    if (uiBundles !== undefined && selection.langgraph !== false && selection.langgraph !== undefined)
-      selection.langgraph = { ...(selection.langgraph === true ? {} : selection.langgraph), ui: uiBundles };
-    return selection;
-  };
   // Precedence: flag > environment > config file > default.
   const prefix = normalizePrefix(options.prefix ?? env.prefix ?? server.prefix, options.prefix ? "--prefix" : "prefix");
   const host = options.host ?? (process.env.HOST || undefined) ?? server.host;
@@ -165,7 +158,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
       if (setup.kind === "shared") await setup.shared.queue.close();
       await backends.close();
       const place = { loopback: isLoopback(host), isWorker: true, shared: sharesRuns(setup, backends), env };
-      const selection = served(place);
+      const selection = switchSettings(server, place);
       const context = { models: registry.getGraphNames(), background: setup.kind !== "unavailable", version: "", env };
       const surfaces = [...apiSurfaces(selection, context), ...ownMountSurfaces(selection, context)];
       const describe = (address: string) =>
@@ -213,6 +206,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     auth,
     limits,
     ...(customRoutes === undefined ? {} : { customRoutes }),
+    ...(uiBundles === undefined ? {} : { uiBundles }),
     cors: server.cors,
     ...(metricsSettings === undefined ? {} : { metrics: metricsSettings }),
     bodyLimit: server.bodyLimit,
@@ -236,7 +230,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   logConnectionError = (backend, error) => serve.app.log.warn({ err: error, backend }, `lost a connection to the ${backend}`);
   warn = (object, message) => serve.app.log.warn(object, message);
   const place = { loopback: isLoopback(host), isWorker: cluster.isWorker, shared: sharesRuns(setup, backends), env };
-  const selection = served(place);
+  const selection = switchSettings(server, place);
   const app = await serve.bind({ prefix, ...selection, profiles: loaded.config.profiles });
   // Abandoned pending runs are deleted by the server itself; the sweep's lease makes one sweeper at a time.
   // With the memory checkpointer, paused runs are bounded by age as well as by count: by the

@@ -3,7 +3,7 @@ import type { RunWebhookPolicy } from "../../background/run-webhooks.js";
 import { normalizePrefix } from "../../http/env.js";
 import { registerLazyRoutes } from "../../http/lazy-routes.js";
 import { parseJsonBody } from "../../http/plugin.js";
-import type { Surface, SurfaceSwitch } from "../../http/surface.js";
+import type { Surface, SurfaceSwitch, UiBundles } from "../../http/surface.js";
 import { acceptUpgrades, isUpgrade, openWebSocket } from "../../http/websocket-upgrade.js";
 import { protocolJson } from "../../runs/agent/agent-graph.js";
 import type { AgentRuns } from "../../runs/agent/agent-runs.js";
@@ -12,7 +12,7 @@ import type { AgentRecords } from "../../store/agent-records.js";
 import type { CronRecord } from "../../store/cron-records.js";
 import { wireCrons } from "./cron-wiring.js";
 import type { ProtocolSocketDeps } from "./protocol-socket.js";
-import { registerUiRoutes, UI_METHODS, UI_PUBLIC_PATHS, type UiBundles } from "./ui-routes.js";
+import { registerUiRoutes, UI_METHODS, UI_PUBLIC_PATHS } from "./ui-routes.js";
 
 /**
  * `server.langgraph` in a config: the Agent Protocol's place (`prefix`, langgraph.json's
@@ -282,5 +282,12 @@ export const langgraphSwitch: SurfaceSwitch<"langgraph", LangGraphBindSettings> 
       ? 'off with --workers: each worker would keep its own threads and runs. Share them (store and checkpointer { kind: "postgres" }, coordinator { kind: "redis" }) to serve it from every worker'
       : undefined,
   ownPrefix,
-  surfaces: (setting, { version }) => [langgraphSurface({ ...(setting === true ? {} : setting), prefix: ownPrefix(setting), version })],
+  surfaces: (setting, { version, uiBundles }) => [
+    langgraphSurface({
+      ...(uiBundles === undefined ? {} : { ui: uiBundles }),
+      ...(setting === true ? {} : setting),
+      prefix: ownPrefix(setting),
+      version,
+    }),
+  ],
 };

@@ -3,15 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AgentInvalidBodyError, AgentNotFoundError } from "../../errors/catalogue.js";
 import { mountOf } from "../../http/self-url.js";
-
-/** One built file of a graph's generative UI: its name in the URL, its bytes. */
-export interface UiFile {
-  basename: string;
-  contents: Uint8Array;
-}
-
-/** Each graph's generative UI, bundled at start (langgraph.json's `ui`): graph id → its files. */
-export type UiBundles = ReadonlyMap<string, readonly UiFile[]>;
+import type { UiBundles } from "../../http/surface.js";
 
 /** The routes of a graph's generative UI, as LangGraph's server names them. */
 export const UI_METHODS = { "/ui/:agent": ["POST"], "/ui/:agent/:basename": ["GET"] } as const;

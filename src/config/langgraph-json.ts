@@ -8,7 +8,7 @@ import { firstLine } from "../errors/first-line.js";
 import type { CorsSettings } from "../http/cors.js";
 import { envTemplateProblem } from "../util/env-template.js";
 import { PARSE_ONCE } from "../util/parse-once.js";
-import { headerPatterns, regexSource } from "./agent-server-config.js";
+import { headerPatterns, regexSource, uiSchema } from "./agent-server-config.js";
 
 /** The file `langgraph dev` and the LangGraph API server read a project's graphs from. */
 export const LANGGRAPH_JSON = "langgraph.json";
@@ -68,12 +68,7 @@ const langGraphJsonSchema = z.looseObject({
         .optional(),
     })
     .optional(),
-  ui: z
-    .record(
-      z.string().min(1),
-      z.string("must be the path of the file that exports the graph's components, such as './src/agent/ui.tsx'").min(1),
-    )
-    .optional(),
+  ui: uiSchema.optional(),
   ui_config: z.looseObject({ shared: z.array(z.string().min(1), "must be a list of package names").optional() }).optional(),
   checkpointer: z
     .looseObject({

@@ -1,10 +1,8 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { GraphRegistry } from "../../registry/graph-registry.js";
-import type { GraphSource } from "../../registry/graph-source.js";
 import type { AgentRecords, AgentRunRecord } from "../../store/agent-records.js";
 import type { Usage } from "../../wire/response.js";
 import type { RunTracker } from "../run-tracker.js";
-import type { AgentGraph } from "./agent-graph.js";
 import type { AgentRunRequest } from "./agent-run-config.js";
 import type { ProtocolLogs } from "./protocol-log.js";
 import type { SharedAgentRuns } from "./shared-agent-runs.js";
@@ -35,15 +33,4 @@ export interface AgentRunsOptions {
   onEnded?: (run: AgentRunRecord, request: AgentRunRequest, result: unknown, startedAt?: string) => void;
   /** Where protocol v2's runs log their threads' events without a shared queue (default: this process's memory). */
   protocolLogs?: ProtocolLogs;
-}
-
-/** An assistant's graph as the Agent Protocol runs it, and where the config read it from. */
-export interface AgentGraphOf {
-  model: string;
-  /** On a checkpointer (and the graph store). */
-  graph: AgentGraph;
-  /** The run's context from what the client sent, with the graph's own defaults. */
-  contextOf: (sent: unknown) => unknown;
-  /** The file and export the config named, for what reads the graph's TypeScript types. */
-  source: GraphSource | undefined;
 }

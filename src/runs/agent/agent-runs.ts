@@ -1,6 +1,5 @@
 import type { RunLease } from "../../coordination/run-coordinator.js";
 import { AgentConflictError, AgentNotFoundError, BackendUnavailableError, ServerShuttingDownError } from "../../errors/catalogue.js";
-import { graphSourceOf } from "../../registry/graph-source.js";
 import type { AgentRunRecord, AgentThreadRecord } from "../../store/agent-records.js";
 import { anySignal } from "../../util/any-signal.js";
 import { type AgentRunJob, JobCancelledError, JobLostError, type JobOutcome } from "../jobs.js";
@@ -18,7 +17,7 @@ import {
   takeoverPoint,
   turnOf,
 } from "./agent-run-start.js";
-import type { AgentGraphOf, AgentRunsOptions } from "./agent-runs-options.js";
+import type { AgentRunsOptions } from "./agent-runs-options.js";
 import { modelOfAssistant } from "./assistants.js";
 import { MemoryProtocolLogs, type ProtocolLogs } from "./protocol-log.js";
 import { protocolSink } from "./protocol-sink.js";
@@ -62,11 +61,10 @@ export class AgentRuns {
   readonly #call: Backend = (what, operation) => backendCall(what, this.#options.backendTimeoutMs, operation);
 
   /** The graph of an assistant as this surface runs it: on a checkpointer. */
-  async graphOf(assistantId: string): Promise<AgentGraphOf> {
+  async graphOf(assistantId: string): Promise<{ model: string; graph: AgentGraph; contextOf: (sent: unknown) => unknown }> {
     const model = modelOfAssistant(this.#options.registry, assistantId);
     const resolved = await this.#options.registry.resolve(model);
-    const graph = resolved.onThreads() as unknown as AgentGraph;
-    return { model, graph, contextOf: (sent) => agentContext(resolved.config, sent), source: graphSourceOf(resolved.config.graph) };
+    return { model, graph: resolved.onThreads() as unknown as AgentGraph, contextOf: (sent) => agentContext(resolved.config, sent) };
   }
 
   /** Creates a run and starts it (or queues it behind the thread's current run) in this process. */

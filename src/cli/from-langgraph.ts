@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { agentServerSettings } from "../config/define-config.js";
 import { defaultDescription, LANGGRAPH_DEFAULTS, LANGGRAPH_JSON, readLangGraphJson } from "../config/langgraph-json.js";
 import { ModuleLoader } from "../config/module-loader.js";
-import { UserError } from "../errors/catalogue.js";
+import { UserError } from "../errors/developer-errors.js";
 import { loadModuleReference } from "../server/module-reference.js";
 import { chatServeDependency, placeChatServe, rangeFor, type ScaffoldResult } from "./scaffold.js";
 

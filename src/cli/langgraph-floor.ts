@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { UserError } from "../errors/catalogue.js";
+import { UserError } from "../errors/developer-errors.js";
 import { commandsOf, packageManagerOf } from "./package-manager.js";
 
 // The LangGraph.js a project runs its graphs on, checked before chat-serve loads any of it: a

@@ -1,4 +1,4 @@
-import { UserError } from "../errors/catalogue.js";
+import { UserError } from "../errors/developer-errors.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 

@@ -1,6 +1,6 @@
 import chalk from "chalk";
 import type { LoadedConfig } from "../config/load-config.js";
-import { ConfigError, RegistrationError, UserError } from "../errors/catalogue.js";
+import { ConfigError, RegistrationError, UserError } from "../errors/developer-errors.js";
 import { isChatServeError } from "../errors/serve-error.js";
 
 function isExpected(error: unknown): error is Error {

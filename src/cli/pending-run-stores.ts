@@ -1,5 +1,5 @@
 import { loadConfig } from "../config/load-config.js";
-import { UserError } from "../errors/catalogue.js";
+import { UserError } from "../errors/developer-errors.js";
 import { type Backends, backendsFromConfig } from "../server/backends.js";
 import { parseDuration } from "../util/duration.js";
 

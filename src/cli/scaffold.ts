@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { UserError } from "../errors/catalogue.js";
+import { UserError } from "../errors/developer-errors.js";
 
 const TEMPLATES_DIR = fileURLToPath(new URL("../../templates/", import.meta.url));
 const PACKAGE_JSON = fileURLToPath(new URL("../../package.json", import.meta.url));

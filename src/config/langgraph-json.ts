@@ -3,7 +3,7 @@ import path from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
 import type { RunWebhookPolicy } from "../background/webhooks.js";
-import { ConfigError } from "../errors/catalogue.js";
+import { ConfigError } from "../errors/developer-errors.js";
 import { firstLine } from "../errors/first-line.js";
 import type { CorsSettings } from "../http/cors.js";
 import { envTemplateProblem } from "../util/env-template.js";

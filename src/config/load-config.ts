@@ -3,7 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { z } from "zod";
-import { ConfigError } from "../errors/catalogue.js";
+import { ConfigError } from "../errors/developer-errors.js";
 import { firstLine } from "../errors/first-line.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { didYouMean } from "../util/did-you-mean.js";

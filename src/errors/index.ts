@@ -1,2 +1,3 @@
 export * from "./catalogue.js";
+export * from "./developer-errors.js";
 export * from "./serve-error.js";

@@ -1,4 +1,4 @@
-import { CitationIndexError } from "../errors/catalogue.js";
+import { CitationIndexError } from "../errors/developer-errors.js";
 /**
  * A citation as graph authors put it on a text block of the final assistant message.
  * Both the spec's snake_case and LangChain's camelCase field names are read. Indices count

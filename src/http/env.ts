@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConfigError } from "../errors/catalogue.js";
+import { ConfigError } from "../errors/developer-errors.js";
 import type { TracingSettings } from "../tracing/tracing-callback.js";
 import { PARSE_ONCE } from "../util/parse-once.js";
 

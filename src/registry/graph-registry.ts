@@ -4,14 +4,8 @@ import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinato
 import { MemoryPendingRunIndex, type PendingRunIndex } from "../coordination/pending-run-index.js";
 import type { RunCoordinator } from "../coordination/run-coordinator.js";
 import { TurnTakingMemorySaver } from "../coordination/turn-taking-memory-saver.js";
-import {
-  ClientSettingsDefinitionError,
-  GraphConfigurationError,
-  GraphNotFoundError,
-  InvalidClientSettingsError,
-  MAX_ECHOED_NAME,
-  RegistrationError,
-} from "../errors/catalogue.js";
+import { GraphConfigurationError, GraphNotFoundError, InvalidClientSettingsError, MAX_ECHOED_NAME } from "../errors/catalogue.js";
+import { ClientSettingsDefinitionError, RegistrationError } from "../errors/developer-errors.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { checkContextSchema } from "../settings/runtime-context.js";
 import type { ConversationStore } from "../store/conversation-store.js";

@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { CitationIndexError, GraphConfigurationError } from "../errors/catalogue.js";
+import { GraphConfigurationError } from "../errors/catalogue.js";
+import { CitationIndexError } from "../errors/developer-errors.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import type { GraphConfig } from "../registry/graph-config.js";
 import { type AssistantOutput, toAssistantOutput } from "./messages/message-out.js";

@@ -66,7 +66,7 @@ async function requirePgvector(
 ): Promise<void> {
   const found = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
   if ((found.rowCount ?? 0) > 0) return;
-  const { ConfigError } = await import("../errors/catalogue.js");
+  const { ConfigError } = await import("../errors/developer-errors.js");
   throw new ConfigError(
     `${where}: a semantic store needs the pgvector extension, which the Postgres at ${hostOf(url)} does not have: install it (the postgresql-<version>-pgvector package, or from github.com/pgvector/pgvector), or leave the index out`,
   );

@@ -6,7 +6,7 @@ import type { Embeddings } from "@langchain/core/embeddings";
 import { z } from "zod";
 import type { LoadedConfig } from "../config/load-config.js";
 import { InMemoryRunCoordinator } from "../coordination/in-memory-run-coordinator.js";
-import { ConfigError, RegistrationError } from "../errors/catalogue.js";
+import { ConfigError, RegistrationError } from "../errors/developer-errors.js";
 import { firstLine } from "../errors/first-line.js";
 import { isChatServeError } from "../errors/serve-error.js";
 import { type ApiKeyEntry, type Authenticate, type AuthSettings, apiKeyEntrySchema } from "../http/auth.js";

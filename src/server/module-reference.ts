@@ -3,7 +3,7 @@ import path from "node:path";
 import { errorLocation, messageWithoutLocation } from "../config/error-location.js";
 import { applyLangGraphEnv, parseLangGraphReference, readLangGraphJson } from "../config/langgraph-json.js";
 import type { ModuleLoader } from "../config/module-loader.js";
-import { ConfigError } from "../errors/catalogue.js";
+import { ConfigError } from "../errors/developer-errors.js";
 import { firstLine } from "../errors/first-line.js";
 import { rememberGraphSource } from "../registry/graph-source.js";
 import { didYouMean } from "../util/did-you-mean.js";

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { LoadedConfig } from "../config/load-config.js";
-import { ConfigError } from "../errors/catalogue.js";
+import { ConfigError } from "../errors/developer-errors.js";
 import { firstLine } from "../errors/first-line.js";
 import type { UiBundles, UiFile } from "../http/surface.js";
 

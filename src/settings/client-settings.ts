@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { ClientSettingsDefinitionError, InvalidClientSettingsError } from "../errors/catalogue.js";
+import { InvalidClientSettingsError } from "../errors/catalogue.js";
+import { ClientSettingsDefinitionError } from "../errors/developer-errors.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { deepFreeze, jsonProblem } from "../util/json-values.js";
 import type { ClientSettingsDescriptor } from "../wire/response.js";

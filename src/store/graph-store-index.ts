@@ -1,5 +1,5 @@
 import { Embeddings } from "@langchain/core/embeddings";
-import { ConfigError } from "../errors/catalogue.js";
+import { ConfigError } from "../errors/developer-errors.js";
 import { firstLine } from "../errors/first-line.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { ConfigError } from "../errors/catalogue.js";
+import { ConfigError } from "../errors/developer-errors.js";
 
 /**
  * The packages tracing needs: optional peers, installed by whoever turns tracing on (49 MB of

@@ -6,7 +6,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import OpenAI from "openai";
 import { graph as approvalGraph } from "../../demo/graphs/approval.js";
 import { InMemoryRunCoordinator } from "../../src/coordination/in-memory-run-coordinator.js";
-import { RegistrationError } from "../../src/errors/catalogue.js";
+import { RegistrationError } from "../../src/errors/developer-errors.js";
 import { GraphRegistry } from "../../src/registry/graph-registry.js";
 import { checkpointKey } from "../../src/runs/interrupts/checkpoint-key.js";
 import {

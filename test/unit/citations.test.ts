@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
-import { CitationIndexError } from "../../src/errors/catalogue.js";
+import { CitationIndexError } from "../../src/errors/developer-errors.js";
 import { citationSlice } from "../../src/events/citations.js";
 import { collectCitations } from "../../src/runs/messages/citations-out.js";
 import { messageText } from "../../src/runs/messages/message-text.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { loadConfig } from "../../src/config/load-config.js";
-import { ConfigError } from "../../src/errors/catalogue.js";
+import { ConfigError } from "../../src/errors/developer-errors.js";
 import { normalizePrefix, readEnvSettings } from "../../src/http/env.js";
 import { registryFromConfig } from "../../src/server/from-config.js";
 import { ECHO_GRAPH_MODULE, tempProject } from "../helpers/temp-project.js";

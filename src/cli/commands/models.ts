@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config/load-config.js";
-import { UserError } from "../../errors/catalogue.js";
+import { UserError } from "../../errors/developer-errors.js";
 import { graphMermaid } from "../../registry/graph-diagram.js";
 import { checkAccessConfig, registryFromConfig } from "../../server/from-config.js";
 import { didYouMean } from "../../util/did-you-mean.js";

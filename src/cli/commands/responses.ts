@@ -1,7 +1,7 @@
 import chalk from "chalk";
 import { storeConfigOf } from "../../config/define-config.js";
 import { loadConfig } from "../../config/load-config.js";
-import { UserError } from "../../errors/catalogue.js";
+import { UserError } from "../../errors/developer-errors.js";
 import { backendsFromConfig } from "../../server/backends.js";
 import { deleteReleasedThreads } from "../../server/store-sweeper.js";
 import { olderThanMs } from "../pending-run-stores.js";

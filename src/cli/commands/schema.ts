@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config/load-config.js";
-import { UserError } from "../../errors/catalogue.js";
+import { UserError } from "../../errors/developer-errors.js";
 import { registryFromConfig } from "../../server/from-config.js";
 
 export interface SchemaOptions {

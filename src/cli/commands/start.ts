@@ -5,7 +5,7 @@ import { ChatServe } from "../../app/chat-serve.js";
 import { apiSurfaces, offNotes, ownMountSurfaces, switchSettings } from "../../app/surfaces.js";
 import { storeConfigOf, webhookTargetsOf } from "../../config/define-config.js";
 import { findConfigFile, loadConfig } from "../../config/load-config.js";
-import { ConfigError, UserError } from "../../errors/catalogue.js";
+import { ConfigError, UserError } from "../../errors/developer-errors.js";
 import { firstLine } from "../../errors/first-line.js";
 import { isChatServeError } from "../../errors/serve-error.js";
 import { normalizePrefix, readEnvSettings, tracingSettingsFromEnv } from "../../http/env.js";

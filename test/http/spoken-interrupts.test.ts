@@ -179,3 +179,40 @@ test("chat completions keep graph_interrupt calls with tools (the seed's behavio
   assert.equal(again.choices[0]!.finish_reason, "stop");
   assert.match(again.choices[0]!.message.content ?? "", MARKER);
 });
+
+for (const [client, answer] of [
+  [
+    "Kilo Code (the AI SDK's NoSuchToolError)",
+    "Model tried to call unavailable tool 'graph_interrupt'. Available tools: read_file, write_to_file.",
+  ],
+  ["the AI SDK's InvalidToolInputError", "Invalid input for tool graph_interrupt: Type validation failed"],
+  ["an invalid-arguments error", "The arguments provided to the tool are invalid: run_id is required"],
+] as const) {
+  test(`an error never answers: ${client} asks again, in text, and the next message answers`, async () => {
+    const tools = [{ type: "function" as const, function: { name: "read_file", parameters: { type: "object" } } }];
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: "user", content: "deploy" }];
+    const paused = await openai.chat.completions.create({ model: "approval", messages, tools });
+    const calls = paused.choices[0]!.message.tool_calls ?? [];
+    assert.equal(calls.length, 1);
+    const asked = [...messages, { role: "assistant" as const, content: null, tool_calls: calls }];
+    const again = await openai.chat.completions.create({
+      model: "approval",
+      tools,
+      messages: [...asked, { role: "tool", tool_call_id: calls[0]!.id, content: answer }],
+    });
+    const question = again.choices[0]!.message.content ?? "";
+    assert.match(question, MARKER, "asked again with the marker");
+    assert.doesNotMatch(question, /Not approved/u, "the error was not taken as the answer");
+    const answered = await openai.chat.completions.create({
+      model: "approval",
+      tools,
+      messages: [
+        ...asked,
+        { role: "tool", tool_call_id: calls[0]!.id, content: answer },
+        { role: "assistant", content: question },
+        { role: "user", content: "approve" },
+      ],
+    });
+    assert.equal(answered.choices[0]!.message.content, "Approved: going ahead with deploy.");
+  });
+}

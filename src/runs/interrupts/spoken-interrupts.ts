@@ -58,9 +58,12 @@ export function spokenBatch(output: AssistantOutput): AssistantOutput {
 }
 
 // How the clients that have no `graph_interrupt` tool answer a call of it: Anthropic's
-// `is_error` result (read as `{"error": …}`), Claude Code's `<tool_use_error>` text and Codex's
-// "unsupported call".
-const TOOL_ERROR = /^\s*(<tool_use_error>|(error:\s*)?no such tool available|unsupported call|tool .{1,80} not found)/iu;
+// `is_error` result (read as `{"error": …}`), Claude Code's `<tool_use_error>` text, Codex's
+// "unsupported call", and the AI SDK's errors that Kilo Code and opencode send back as the
+// result ("Model tried to call unavailable tool …", "The arguments provided to the tool are
+// invalid …", "Invalid input for tool …").
+const TOOL_ERROR =
+  /^\s*(<tool_use_error>|(error:\s*)?no such tool available|unsupported call|tool .{1,80} not found|model tried to call unavailable tool|the arguments provided to the tool are invalid|invalid input for tool)/iu;
 
 /** Whether an answer to a `graph_interrupt` call is the client's error rather than a person's answer. */
 export function isToolError(value: unknown): boolean {

@@ -5,7 +5,7 @@ import { applyLangGraphEnv, parseLangGraphReference, readLangGraphJson } from ".
 import type { ModuleLoader } from "../config/module-loader.js";
 import { ConfigError } from "../errors/developer-errors.js";
 import { firstLine } from "../errors/first-line.js";
-import { rememberGraphSource } from "../registry/graph-source.js";
+import { rememberGraphOrigin } from "../registry/graph-origin.js";
 import { didYouMean } from "../util/did-you-mean.js";
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/u;
@@ -64,6 +64,6 @@ export async function loadModuleReference(
     throw new ConfigError(`${where}: '${modulePath}' has no export '${exportName}' (it exports: ${available.join(", ") || "nothing"})`);
   }
   const value = loaded[exportName];
-  rememberGraphSource(value, { sourceFile: absolute, exportSymbol: exportName });
+  rememberGraphOrigin(value, { sourceFile: absolute, exportSymbol: exportName });
   return value;
 }

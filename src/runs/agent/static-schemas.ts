@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { GraphSource } from "../../registry/graph-source.js";
+import type { GraphOrigin } from "../../registry/graph-origin.js";
 
 /** A graph's schemas as LangGraph's TypeScript reader gives them. */
 export interface StaticSchemas {
@@ -11,7 +11,7 @@ export interface StaticSchemas {
   config?: unknown;
 }
 
-type Reader = (spec: GraphSource, options: { timeoutMs: number }) => Promise<Record<string, StaticSchemas>>;
+type Reader = (spec: GraphOrigin, options: { timeoutMs: number }) => Promise<Record<string, StaticSchemas>>;
 
 /** How long one graph's types may take to read (TypeScript builds the project's program first). */
 const READ_TIMEOUT_MS = 30_000;
@@ -37,7 +37,7 @@ async function projectReader(from: string): Promise<Reader | undefined> {
  * reader (`@langchain/langgraph-api/schema`, with the project's `typescript`) when the project
  * has it, else undefined. A reading that fails is undefined too, and `warn` is told once.
  */
-export function staticSchemas(source: GraphSource, warn: (error: unknown) => void): Promise<StaticSchemas | undefined> {
+export function staticSchemas(source: GraphOrigin, warn: (error: unknown) => void): Promise<StaticSchemas | undefined> {
   const key = `${source.sourceFile}\u0000${source.exportSymbol}`;
   let reading = READINGS.get(key);
   if (reading === undefined) {

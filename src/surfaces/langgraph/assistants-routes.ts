@@ -2,7 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { AgentConflictError, AgentNotFoundError } from "../../errors/catalogue.js";
 import { matchesFilters } from "../../http/langgraph-auth.js";
 import type { RouteTable } from "../../http/lazy-routes.js";
-import { graphSourceOf } from "../../registry/graph-source.js";
+import { graphOriginOf } from "../../registry/graph-origin.js";
 import { assistantJson } from "../../runs/agent/agent-assistants.js";
 import { backendCall } from "../../runs/agent/agent-run-config.js";
 import { systemAssistant } from "../../runs/agent/assistants.js";
@@ -163,7 +163,7 @@ export function registerAssistantRoutes(on: RouteTable, routes: LangGraphRoutes)
   on.get<AssistantParams>("/assistants/:assistant_id/schemas", async (request) => {
     const { model, graph } = await routes.runs.graphOf((await readable(request)).model);
     // The file and export the config named: what LangGraph's reader of TypeScript types reads.
-    const source = graphSourceOf(routes.registry.getGraph(model).graph);
+    const source = graphOriginOf(routes.registry.getGraph(model).graph);
     const warn = (error: unknown) =>
       request.log.warn({ err: error, model }, "could not read the graph's schemas from its TypeScript types");
     return { graph_id: model, ...(await graphSchemas(graph, source === undefined ? undefined : () => staticSchemas(source, warn))) };

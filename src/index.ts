@@ -48,6 +48,7 @@ export type { GraphRegistryOptions } from "./registry/graph-registry.js";
 export { GraphRegistry } from "./registry/graph-registry.js";
 export type { ServableGraph } from "./registry/servable-graph.js";
 export { INTERRUPT_TOOL_NAME } from "./runs/interrupts/interrupt-codec.js";
+export { typedText } from "./runs/messages/typed-text.js";
 export { PendingRunSweeper, type PendingRunSweeperOptions } from "./server/pending-run-sweeper.js";
 export { StoreSweeper, type StoreSweeperOptions } from "./server/store-sweeper.js";
 export { ClientSettings, type ClientSettingsModel, defineClientSettings } from "./settings/client-settings.js";

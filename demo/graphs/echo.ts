@@ -1,5 +1,5 @@
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { withRequestParameters } from "chat-serve";
+import { typedText, withRequestParameters } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
 
 // A fake chat model (LangChain's real interface): it streams the last user message back
@@ -9,7 +9,10 @@ const model = new ScriptedChatModel({
   respond: (messages) => {
     const last = [...messages].reverse().find((message) => message.type === "human");
     const text = typeof last?.content === "string" ? last.content : (last?.text ?? "");
-    return text.trim() === "" ? "(nothing to echo)" : text;
+    // The message as sent, unless a coding agent added its context to it: then what the person typed.
+    const typed = typedText(last);
+    if (typed === "") return "(nothing to echo)";
+    return typed === text.trim() ? text : typed;
   },
 });
 

@@ -1,4 +1,5 @@
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { typedText } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
 
 // A stateful graph, compiled as LangGraph's tutorials compile one, minus the checkpointer:
@@ -6,7 +7,7 @@ import { ScriptedChatModel } from "chat-serve/testing";
 // thread, so it shows what the conversation remembers: each turn sends only what is new.
 const model = new ScriptedChatModel({
   respond: (messages) => {
-    const said = messages.filter((message) => message.type === "human").map((message) => message.text.trim());
+    const said = messages.filter((message) => message.type === "human").map((message) => typedText(message));
     const last = said.at(-1) ?? "";
     if (said.length <= 1) return `You said "${last}". This is the start of our conversation.`;
     return `You said "${last}". Before that you said: ${said

@@ -1,5 +1,5 @@
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { withRequestParameters } from "chat-serve";
+import { typedText, withRequestParameters } from "chat-serve";
 import { ScriptedChatModel } from "chat-serve/testing";
 
 // A scripted reasoning model: it reasons for a few sentences (streamed as reasoning, the way
@@ -15,11 +15,7 @@ const SENTENCES_BY_EFFORT: Record<string, number> = { none: 0, minimal: 1, low: 
 
 const model = new ScriptedChatModel({
   respond: (messages, options) => {
-    const question =
-      [...messages]
-        .reverse()
-        .find((message) => message.type === "human")
-        ?.text.trim() || "your question";
+    const question = typedText([...messages].reverse().find((message) => message.type === "human")) || "your question";
     const sentences = SENTENCES_BY_EFFORT[options.reasoning?.effort ?? "medium"] ?? 3;
     return {
       reasoning: THOUGHTS.slice(0, sentences).join(" "),

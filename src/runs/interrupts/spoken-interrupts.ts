@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../../wire/request.js";
 import type { AssistantOutput } from "../messages/message-out.js";
+import { withoutClientNotes } from "../messages/typed-text.js";
 import { decodeBatch, INTERRUPT_TOOL_NAME } from "./interrupt-codec.js";
 import { questionText } from "./interrupt-question.js";
 
@@ -77,9 +78,6 @@ export function isToolError(value: unknown): boolean {
   }
 }
 
-// Claude Code adds its own notes to a user turn, in tags: not what the person wrote.
-const CLIENT_NOTES = /<system-reminder>[\s\S]*?<\/system-reminder>/gu;
-
 function typedText(message: ChatMessage): string {
   const { content } = message as { content?: unknown };
   const text =
@@ -92,7 +90,8 @@ function typedText(message: ChatMessage): string {
             )
             .join("\n")
         : "";
-  return text.replace(CLIENT_NOTES, "").trim();
+  // Coding agents add their own notes to a user turn, in tags: not what the person wrote.
+  return withoutClientNotes(text);
 }
 
 /**

@@ -8,7 +8,7 @@ import { firstLine } from "../errors/first-line.js";
 import { describeFirstIssue } from "../util/describe-issue.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { PARSE_ONCE } from "../util/parse-once.js";
-import { configSchema, type ParsedConfig } from "./define-config.js";
+import { agentServerSettings, configSchema, type ParsedConfig } from "./define-config.js";
 import {
   applyLangGraphEnv,
   defaultDescription,
@@ -17,7 +17,6 @@ import {
   type LangGraphProject,
   readLangGraphJson,
 } from "./langgraph-json.js";
-import { agentServerSettings } from "./langgraph-settings.js";
 import { ModuleLoader } from "./module-loader.js";
 
 export const CONFIG_FILE_NAMES = [

@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { configSchema } from "../../src/config/define-config.js";
+import { agentServerSettings, configSchema } from "../../src/config/define-config.js";
 import { readLangGraphJson } from "../../src/config/langgraph-json.js";
-import { agentServerSettings } from "../../src/config/langgraph-settings.js";
 
 // langgraph.json's `http` block read into a config's keys: what each key becomes, the defaults
 // LangGraph.js's server has, and one line naming the key for what cannot be served.
